@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes shared by every command. Commands with their own meaning for
+// codes 3 and up (hire, verify) document them in the README.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+const (
+	repoFlag    = "repo"
+	jsonFlag    = "json"
+	repoEnv     = "SWARMWAGE_REPO"
+	defaultRepo = ".swarmwage"
+)
+
+// cmdError carries an exit code with an optional error to print.
+type cmdError struct {
+	code int
+	err  error
+}
+
+func (e *cmdError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *cmdError) Unwrap() error { return e.err }
+
+// exitErr returns err with the exit code code.
+func exitErr(code int, err error) error { return &cmdError{code: code, err: err} }
+
+// usageErr marks err as a usage error (exit 2): bad flags, arguments or input.
+func usageErr(err error) error { return &cmdError{code: exitUsage, err: err} }
+
+// usageErrf is usageErr with fmt.Errorf formatting.
+func usageErrf(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }
+
+// exitCode makes the command exit with code without printing anything.
+func exitCode(code int) error { return &cmdError{code: code} }
+
+// jsonOutFlag is the --json flag every subcommand takes.
+func jsonOutFlag() cli.Flag {
+	return &cli.BoolFlag{Name: jsonFlag, Usage: "print one JSON document on stdout"}
+}
+
+// printJSON writes v as one indented JSON document to the command's stdout.
+func printJSON(c *cli.Context, v any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// repoDir resolves the repo: --repo, else $SWARMWAGE_REPO, else ~/.swarmwage.
+func repoDir(c *cli.Context) (string, error) {
+	if dir := c.String(repoFlag); dir != "" {
+		return filepath.Abs(dir)
+	}
+	if dir := os.Getenv(repoEnv); dir != "" {
+		return filepath.Abs(dir)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory for the default repo (set --repo or %s): %w", repoEnv, err)
+	}
+	return filepath.Join(home, defaultRepo), nil
+}
+
+// commands lists every top-level command; the tree is assembled here only.
+func commands() []*cli.Command {
+	return []*cli.Command{}
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	cmds := commands()
+	completeTree(cmds)
+	return &cli.App{
+		Name:                   "swarmwage",
+		Usage:                  "a peer of the swarmwage agent market: sell capabilities, hire agents, verify, settle",
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		EnableBashCompletion:   true,
+		UseShortOptionHandling: false,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: repoFlag, Usage: "repo directory (default $" + repoEnv + " or ~/" + defaultRepo + ")"},
+		},
+		Commands: cmds,
+		Action:   rootAction,
+		// main is the only place that exits: errors come back to run.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErr(err)
+		},
+	}
+}
+
+// run executes the CLI and returns the process exit code. Every error is
+// printed exactly once, as "Error: <msg>" on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(reorderArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailure
+	var ce *cmdError
+	if errors.As(err, &ce) {
+		code = ce.code
+		if ce.err == nil {
+			return code
+		}
+	} else if isUsageError(err) {
+		code = exitUsage
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	return code
+}
