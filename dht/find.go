@@ -1,0 +1,144 @@
+package dht
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// FindSellers returns up to limit peers that provide capID (a capability or
+// a prefix such as "text"). A capability searched within the cache's idle
+// time is answered from the prefetch cache with no DHT query; otherwise the
+// DHT is searched and the answer cached. limit 0 means DefaultLimit. The
+// caller's own peer is never returned.
+func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]peer.AddrInfo, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	if limit > maxLimit {
+		limit = maxLimit
+	}
+	now := r.cfg.now()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if e, ok := r.cache[capID]; ok && len(e.sellers) >= min(limit, 1) {
+		e.lastSearch = now
+		out := clip(e.sellers, limit)
+		r.mu.Unlock()
+		return out, nil
+	}
+	r.mu.Unlock()
+
+	sellers, err := r.search(ctx, capID, limit)
+	if err != nil {
+		return nil, err
+	}
+	r.store(capID, sellers, now)
+	return sellers, nil
+}
+
+// Cached reports whether capID is in the prefetch cache.
+func (r *Routing) Cached(capID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.cache[capID]
+	return ok
+}
+
+func (r *Routing) store(capID string, sellers []peer.AddrInfo, searched time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.cache[capID]
+	if !ok {
+		e = &cacheEntry{}
+		r.cache[capID] = e
+	}
+	e.sellers = sellers
+	e.fetched = r.cfg.now()
+	if searched.After(e.lastSearch) {
+		e.lastSearch = searched
+	}
+}
+
+// search asks the DHT for providers of capID, with a count and a deadline.
+func (r *Routing) search(ctx context.Context, capID string, limit int) ([]peer.AddrInfo, error) {
+	key, err := Key(r.network, capID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.findTimeout)
+	defer cancel()
+	r.queries.Add(1)
+	self := r.host.ID()
+	var out []peer.AddrInfo
+	for ai := range r.dht.FindProvidersAsync(ctx, key, limit+1) {
+		if ai.ID == self || ai.ID == "" {
+			continue
+		}
+		if len(ai.Addrs) == 0 {
+			ai.Addrs = r.host.Peerstore().Addrs(ai.ID)
+		}
+		out = append(out, ai)
+		if len(out) == limit {
+			break
+		}
+	}
+	if err := ctx.Err(); err != nil && len(out) == 0 && ctx.Err() != context.DeadlineExceeded {
+		return nil, fmt.Errorf("find sellers of %s: %w", capID, err)
+	}
+	return out, nil
+}
+
+// refreshLoop re-searches every capability searched within the idle time, so
+// repeated searches are answered locally, and drops the others.
+func (r *Routing) refreshLoop() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.cfg.cacheRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-t.C:
+			r.refreshCache()
+		}
+	}
+}
+
+// RefreshCache refreshes the prefetch cache now (the background loop does
+// this every cache refresh interval).
+func (r *Routing) RefreshCache() { r.refreshCache() }
+
+func (r *Routing) refreshCache() {
+	now := r.cfg.now()
+	r.mu.Lock()
+	var todo []string
+	for id, e := range r.cache {
+		if now.Sub(e.lastSearch) > r.cfg.cacheIdle {
+			delete(r.cache, id)
+			continue
+		}
+		todo = append(todo, id)
+	}
+	r.mu.Unlock()
+	for _, id := range todo {
+		sellers, err := r.search(r.ctx, id, DefaultLimit)
+		if err != nil {
+			r.log.Debug("refresh prefetch cache", "capability", id, "err", err)
+			continue
+		}
+		r.store(id, sellers, time.Time{})
+	}
+}
+
+func clip(in []peer.AddrInfo, n int) []peer.AddrInfo {
+	if len(in) > n {
+		in = in[:n]
+	}
+	return append([]peer.AddrInfo(nil), in...)
+}

@@ -1,0 +1,126 @@
+package dht
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Announce makes this node a provider of capID and of every prefix of it. It
+// tries at once and, if the DHT is not ready (no peers yet), again every few
+// seconds; from then on the key is reprovided every reprovide interval until
+// Withdraw.
+func (r *Routing) Announce(ctx context.Context, capID string) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return ErrClosed
+	}
+	if _, ok := r.announced[capID]; !ok {
+		r.announced[capID] = false
+	}
+	r.mu.Unlock()
+	r.trigger()
+	return nil
+}
+
+// Withdraw stops providing capID. Provider records already stored by other
+// peers expire with their validity; buyers meanwhile drop this seller because
+// its listing for capID is gone.
+func (r *Routing) Withdraw(capID string) {
+	r.mu.Lock()
+	delete(r.announced, capID)
+	r.mu.Unlock()
+}
+
+// Announced returns the capabilities this node announces, sorted.
+func (r *Routing) Announced() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.announced))
+	for id := range r.announced {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// trigger asks the provide loop to run now; repeated calls coalesce.
+func (r *Routing) trigger() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Routing) provideLoop() {
+	defer r.wg.Done()
+	lastAll := time.Time{}
+	retry := time.NewTimer(retryInterval)
+	defer retry.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-r.kick:
+		case <-retry.C:
+		}
+		all := r.cfg.now().Sub(lastAll) >= r.cfg.reprovideInterval
+		pending := r.provideRound(all)
+		if all && pending == 0 {
+			lastAll = r.cfg.now()
+		}
+		retry.Reset(retryInterval)
+	}
+}
+
+// provideRound provides every announced key that still needs it (all of them
+// when all is set) and returns how many are still pending.
+func (r *Routing) provideRound(all bool) int {
+	r.mu.Lock()
+	var todo []string
+	for id, done := range r.announced {
+		if all || !done {
+			todo = append(todo, id)
+		}
+	}
+	r.mu.Unlock()
+	pending := 0
+	for _, id := range todo {
+		if r.ctx.Err() != nil {
+			return pending
+		}
+		if err := r.provide(r.ctx, id); err != nil {
+			pending++
+			r.log.Debug("provide failed; will retry", "capability", id, "err", err)
+			continue
+		}
+		r.mu.Lock()
+		if _, ok := r.announced[id]; ok {
+			r.announced[id] = true
+		}
+		r.mu.Unlock()
+	}
+	return pending
+}
+
+// provide provides the keys of capID and its prefixes.
+func (r *Routing) provide(ctx context.Context, capID string) error {
+	if r.dht.RoutingTable().Size() == 0 {
+		return fmt.Errorf("provide %s: no DHT peers yet", capID)
+	}
+	for _, p := range Prefixes(capID) {
+		key, err := Key(r.network, p)
+		if err != nil {
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err = r.dht.Provide(pctx, key, true)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("provide %s (key of %s): %w", p, capID, err)
+		}
+	}
+	return nil
+}
