@@ -1,0 +1,279 @@
+package skillcard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Binding types (spec, Bindings).
+const (
+	// BindingCLI runs a local command from a template; see the template
+	// rules in template.go and Binding.Run.
+	BindingCLI = "cli"
+	// BindingHTTP sends the input JSON to a URL and takes the JSON response.
+	BindingHTTP = "http"
+)
+
+const (
+	// DefaultTimeout bounds one binding run when Limits.Timeout is zero.
+	DefaultTimeout = 60 * time.Second
+	// DefaultMaxOutput caps a binding's stdout or response body, in bytes,
+	// when Limits.MaxOutput is zero.
+	DefaultMaxOutput = 4 << 20
+
+	// maxStderr is how much of a failing command's stderr is kept for the
+	// error message; the rest is discarded so a chatty program cannot fill
+	// memory.
+	maxStderr = 2 << 10
+	// maxErrorBody is how much of a bad output is quoted in an error.
+	maxErrorBody = 200
+	// waitDelay is how long Run waits for a killed command's pipes to close
+	// (a grandchild may hold them open).
+	waitDelay = 2 * time.Second
+)
+
+var (
+	// ErrBindingFailed is returned when a binding cannot run or fails; the
+	// error text gives the reason. Every other binding error wraps it.
+	ErrBindingFailed = errors.New("binding failed")
+	// ErrBindingTimeout is returned when a binding exceeds Limits.Timeout.
+	ErrBindingTimeout = fmt.Errorf("%w: timed out", ErrBindingFailed)
+	// ErrBindingOutputTooLarge is returned when a binding's stdout or
+	// response body exceeds Limits.MaxOutput.
+	ErrBindingOutputTooLarge = fmt.Errorf("%w: output too large", ErrBindingFailed)
+	// ErrBindingNotJSON is returned when a binding's output is not one JSON value.
+	ErrBindingNotJSON = fmt.Errorf("%w: output is not JSON", ErrBindingFailed)
+)
+
+// Binding is one entry of a card's bindings: how to run the skill.
+type Binding struct {
+	Type string `json:"type"`
+	// Command is the cli binding's command template.
+	Command string `json:"command,omitempty"`
+	// URL and Method (POST, PUT or PATCH; default POST) are an http binding's.
+	URL    string `json:"url,omitempty"`
+	Method string `json:"method,omitempty"`
+}
+
+// Limits bound one binding run.
+type Limits struct {
+	// Timeout bounds the whole run. Defaults to DefaultTimeout.
+	Timeout time.Duration
+	// MaxOutput caps stdout (cli) or the response body (http), in bytes.
+	// Defaults to DefaultMaxOutput.
+	MaxOutput int64
+	// Dir is a cli binding's working directory, and the base of a relative
+	// program path such as ./run.sh. Defaults to the current directory.
+	Dir string
+	// Env is a cli binding's environment. Nil gives a minimal one (PATH,
+	// HOME, TMPDIR, LANG) rather than the node's, which may hold secrets.
+	Env []string
+	// Client sends http bindings' requests. Defaults to a client that does
+	// not follow redirects (the input must go where the card says).
+	Client *http.Client
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = DefaultMaxOutput
+	}
+	if l.Env == nil {
+		l.Env = minimalEnv()
+	}
+	if l.Client == nil {
+		l.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
+	}
+	return l
+}
+
+func minimalEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// Run runs the binding on a job input (a JSON object) and returns its output,
+// which is one JSON value. cli: the command template is expanded with the
+// input (no shell: every value is part of one argument), the program also
+// gets the input JSON on stdin, and must exit 0 and print one JSON value on
+// stdout. http: the input JSON is sent (POST by default) and a 2xx response
+// with a JSON body is the output. Every failure is an error wrapping
+// ErrBindingFailed with the reason; Run never panics on bad input or output.
+func (b Binding) Run(ctx context.Context, input json.RawMessage, lim Limits) (json.RawMessage, error) {
+	lim = lim.withDefaults()
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	var (
+		out json.RawMessage
+		err error
+	)
+	switch b.Type {
+	case BindingCLI:
+		out, err = b.runCLI(ctx, input, lim)
+	case BindingHTTP:
+		out, err = b.runHTTP(ctx, input, lim)
+	default:
+		return nil, fmt.Errorf("%w: unknown binding type %q", ErrBindingFailed, b.Type)
+	}
+	if err != nil && ctx.Err() == context.DeadlineExceeded && !errors.Is(err, ErrBindingOutputTooLarge) {
+		return nil, fmt.Errorf("%w after %s: %s", ErrBindingTimeout, lim.Timeout, err)
+	}
+	return out, err
+}
+
+func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) (json.RawMessage, error) {
+	tmpl, err := parseTemplate(b.Command)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
+	}
+	fields, err := decodeJSON(input)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the input is not JSON: %w", ErrBindingFailed, err)
+	}
+	obj, ok := fields.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: the input must be a JSON object, not %s", ErrBindingFailed, jsonType(fields))
+	}
+	argv, err := tmpl.expand(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
+	}
+	prog := argv[0]
+	if strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) && lim.Dir != "" {
+		prog = filepath.Join(lim.Dir, prog)
+	}
+
+	ctx, kill := context.WithCancel(ctx)
+	defer kill()
+	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	cmd.Dir = lim.Dir
+	cmd.Env = lim.Env
+	cmd.Stdin = bytes.NewReader(input)
+	stdout := &capWriter{max: lim.MaxOutput, onFull: kill}
+	stderr := &capWriter{max: maxStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = waitDelay
+	killProcessGroup(cmd)
+
+	err = cmd.Run()
+	switch {
+	case stdout.full:
+		return nil, fmt.Errorf("%w: %s printed more than %d bytes", ErrBindingOutputTooLarge, argv[0], lim.MaxOutput)
+	case err != nil:
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) && ctx.Err() == nil {
+			return nil, fmt.Errorf("%w: %s exited with status %d%s", ErrBindingFailed, argv[0], exitErr.ExitCode(), stderrSuffix(stderr))
+		}
+		return nil, fmt.Errorf("%w: run %s: %w%s", ErrBindingFailed, argv[0], err, stderrSuffix(stderr))
+	}
+	return jsonOutput(stdout.buf.Bytes(), argv[0]+" printed")
+}
+
+func stderrSuffix(w *capWriter) string {
+	s := strings.TrimSpace(w.buf.String())
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// jsonOutput checks that out is exactly one JSON value and compacts it.
+func jsonOutput(out []byte, what string) (json.RawMessage, error) {
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: %s nothing", ErrBindingNotJSON, what)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, out); err != nil {
+		return nil, fmt.Errorf("%w: %s %s (%v)", ErrBindingNotJSON, what, quoteStart(out), err)
+	}
+	return buf.Bytes(), nil
+}
+
+func quoteStart(b []byte) string {
+	if len(b) > maxErrorBody {
+		return fmt.Sprintf("%q...", b[:maxErrorBody])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+func (b Binding) runHTTP(ctx context.Context, input json.RawMessage, lim Limits) (json.RawMessage, error) {
+	if err := checkBindingURL(b.URL); err != nil {
+		return nil, fmt.Errorf("%w: url %w", ErrBindingFailed, err)
+	}
+	if !json.Valid(input) {
+		return nil, fmt.Errorf("%w: the input is not JSON", ErrBindingFailed)
+	}
+	method := b.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, b.URL, bytes.NewReader(input))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := lim.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %s: %w", ErrBindingFailed, method, b.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, lim.MaxOutput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read the response of %s: %w", ErrBindingFailed, b.URL, err)
+	}
+	if int64(len(body)) > lim.MaxOutput {
+		return nil, fmt.Errorf("%w: %s returned more than %d bytes", ErrBindingOutputTooLarge, b.URL, lim.MaxOutput)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("%w: %s returned HTTP %d: %s", ErrBindingFailed, b.URL, resp.StatusCode, quoteStart(bytes.TrimSpace(body)))
+	}
+	return jsonOutput(body, b.URL+" returned")
+}
+
+// capWriter keeps the first max bytes written to it. When more arrive it
+// sets full and calls onFull (which kills the command) instead of blocking
+// the child on a pipe nobody reads.
+type capWriter struct {
+	max    int64
+	buf    bytes.Buffer
+	full   bool
+	onFull func()
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	room := w.max - int64(w.buf.Len())
+	if int64(len(p)) <= room {
+		return w.buf.Write(p)
+	}
+	w.buf.Write(p[:max(room, 0)])
+	if w.onFull != nil {
+		w.full = true
+		w.onFull()
+		return 0, ErrBindingOutputTooLarge
+	}
+	return len(p), nil // stderr: discard the rest
+}
