@@ -1,0 +1,309 @@
+package escrow
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// LockParams are the terms of a job the buyer locks funds for.
+type LockParams struct {
+	JobID      string        // empty: Lock generates a random one
+	QuoteID    string        // the seller's quote the amount comes from
+	Capability string        // the capability hired
+	Seller     peer.ID       // who gets paid
+	Amount     int64         // micro-credits, > 0
+	Deadline   time.Time     // the seller must deliver by then (after now)
+	Window     time.Duration // verification window after delivery, 1 ms to 30 days
+}
+
+// NewJobID returns a random job ID (26 lowercase base32 characters).
+func NewJobID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// Lock moves p.Amount from available to held in one transaction, records
+// the job as locked on the buyer side and returns the signed lock to send to
+// the seller. Locking the same job ID again with the same terms returns the
+// stored lock and holds nothing more; other terms fail with ErrJobIDReused.
+// Too little available fails with ErrInsufficientFunds.
+func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	if p.JobID == "" {
+		p.JobID = NewJobID()
+	}
+	now := e.now()
+	l, err := e.newLock(p, now)
+	if err != nil {
+		return nil, fmt.Errorf("lock job %s: %w", truncate(p.JobID), err)
+	}
+	var out *Lock
+	err = e.update(ctx, func(txn *badger.Txn) error {
+		out = nil
+		_, err := loadRecord(txn, RoleBuyer, l.JobID)
+		if err == nil {
+			stored, err := loadLock(txn, l.JobID, RoleBuyer)
+			if err != nil {
+				return err
+			}
+			if !stored.sameTerms(l) {
+				return fmt.Errorf("%w: a lock with other terms exists", ErrJobIDReused)
+			}
+			out = stored
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		b, err := loadBalance(txn)
+		if err != nil {
+			return err
+		}
+		if b.Available < l.Amount {
+			return fmt.Errorf("%w: %s available, %s needed", ErrInsufficientFunds, FormatAmount(b.Available), FormatAmount(l.Amount))
+		}
+		b.Available -= l.Amount
+		b.Held += l.Amount
+		rec := &storedRecord{
+			JobID: l.JobID, Role: RoleBuyer, State: StateLocked, Amount: l.Amount,
+			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
+			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(),
+			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline,
+		}
+		if err := saveBalance(txn, b); err != nil {
+			return err
+		}
+		if err := putReceipt(txn, l.JobID, RoleBuyer, receiptLock, l); err != nil {
+			return err
+		}
+		out = l
+		return saveRecord(txn, nil, rec)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
+	}
+	e.log.Debug("locked", "job", l.JobID, "amount", FormatAmount(l.Amount), "seller", l.Seller)
+	return out, nil
+}
+
+// newLock validates p and returns the signed lock.
+func (e *Escrow) newLock(p LockParams, now time.Time) (*Lock, error) {
+	if err := checkJobID(p.JobID); err != nil {
+		return nil, err
+	}
+	if err := checkText("quote_id", p.QuoteID); err != nil {
+		return nil, err
+	}
+	if err := checkText("capability", p.Capability); err != nil {
+		return nil, err
+	}
+	if err := p.Seller.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: seller: %v", ErrInvalidMessage, err)
+	}
+	if p.Amount <= 0 {
+		return nil, fmt.Errorf("%w: %s: must be positive", ErrWrongAmount, FormatAmount(p.Amount))
+	}
+	window := p.Window.Truncate(time.Millisecond)
+	if window <= 0 || window > maxWindow {
+		return nil, fmt.Errorf("%w: verification window %s: want 1ms to %s", ErrInvalidMessage, p.Window, maxWindow)
+	}
+	deadline := msgTime(p.Deadline)
+	if !deadline.After(now) {
+		return nil, fmt.Errorf("%w: deadline %s is not in the future", ErrInvalidMessage, wireTime(deadline))
+	}
+	l := &Lock{
+		JobID: p.JobID, QuoteID: p.QuoteID, Capability: p.Capability,
+		Buyer: e.self, Seller: p.Seller, Amount: p.Amount,
+		Deadline: deadline, Window: window, CreatedAt: msgTime(now),
+	}
+	if err := l.sign(e.key); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// RecordDelivery records the seller's signed delivery of a job this node
+// locked: locked -> delivered, and the verification window starts now (the
+// buyer's clock, not the seller's claim). It checks the signature and that
+// the job's seller signed it (ErrForged), that the job is known
+// (ErrUnknownJob) and that the deadline has not passed (ErrBadState).
+// Recording the same delivery again is a no-op; a different delivery fails
+// with ErrBadState, and one for a settled job with ErrAlreadySettled.
+func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	if d == nil {
+		return fmt.Errorf("record delivery: %w: nil delivery", ErrInvalidMessage)
+	}
+	if err := d.Verify(); err != nil {
+		return fmt.Errorf("record delivery of %s: %w", truncate(d.JobID), err)
+	}
+	if err := checkOutputHash(d.OutputHash); err != nil {
+		return fmt.Errorf("record delivery of %s: %w", truncate(d.JobID), err)
+	}
+	now := e.now()
+	err := e.update(ctx, func(txn *badger.Txn) error {
+		prev, err := loadRecord(txn, RoleBuyer, d.JobID)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+		}
+		if err != nil {
+			return err
+		}
+		if d.Seller != prev.Seller {
+			return fmt.Errorf("%w: delivery signed by %s, the job's seller is %s", ErrForged, d.Seller, prev.Seller)
+		}
+		switch prev.State {
+		case StateLocked:
+		case StateDelivered:
+			return sameDelivery(txn, d, RoleBuyer, ErrBadState)
+		default:
+			return sameDelivery(txn, d, RoleBuyer, ErrAlreadySettled)
+		}
+		if now.After(prev.Deadline) {
+			return fmt.Errorf("%w: delivery after the deadline %s", ErrBadState, wireTime(prev.Deadline))
+		}
+		rec := *prev
+		rec.State = StateDelivered
+		rec.DeliveredAt = now
+		rec.UpdatedAt = now
+		rec.OutputHash = d.OutputHash
+		rec.DueAt = now.Add(prev.window())
+		if err := putReceipt(txn, d.JobID, RoleBuyer, receiptDelivery, d); err != nil {
+			return err
+		}
+		return saveRecord(txn, prev, &rec)
+	})
+	if err != nil {
+		return fmt.Errorf("record delivery of %s: %w", d.JobID, err)
+	}
+	return nil
+}
+
+// sameDelivery returns nil if d is the delivery stored for the job, else
+// an error wrapping otherwise.
+func sameDelivery(txn *badger.Txn, d *Delivery, role Role, otherwise error) error {
+	stored, err := loadDelivery(txn, d.JobID, role)
+	if err == nil && stored.equal(d) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%w: the job already has another delivery or was settled", otherwise)
+}
+
+// Release pays the seller of a delivered job: delivered -> released, held
+// -> paid. It returns the signed release to send to the seller. Releasing a
+// released job returns the stored settle and nil; a locked job (nothing
+// delivered) fails with ErrBadState, a refunded one with ErrAlreadySettled.
+func (e *Escrow) Release(ctx context.Context, jobID string) (*Settle, error) {
+	return e.settle(ctx, jobID, DecisionRelease, "", nil, "")
+}
+
+// Refund returns the hold of a job to the available balance: locked or
+// delivered -> refunded, with the reason and the failed checks, and returns
+// the signed refund to send to the seller. A delivered job can only be
+// refunded inside its verification window (ErrBadState after: the hold
+// auto-releases). Refunding a refunded job returns the stored settle and
+// nil; a released one fails with ErrAlreadySettled.
+func (e *Escrow) Refund(ctx context.Context, jobID, reason string, failedChecks []string) (*Settle, error) {
+	return e.settle(ctx, jobID, DecisionRefund, reason, failedChecks, "")
+}
+
+// settle is Release and Refund. The buyer's timers call it with auto set to
+// the state the timer fired for: then it settles only if the job is still
+// in that state and due, and returns a nil settle otherwise.
+func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, checks []string, auto State) (*Settle, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	if err := checkSettleText(reason, checks); err != nil {
+		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
+	}
+	now := e.now()
+	var out *Settle
+	changed := false
+	err := e.update(ctx, func(txn *badger.Txn) error {
+		out, changed = nil, false
+		prev, err := loadRecord(txn, RoleBuyer, jobID)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+		}
+		if err != nil {
+			return err
+		}
+		final := StateReleased
+		if decision == DecisionRefund {
+			final = StateRefunded
+		}
+		if auto != "" && (prev.State != auto || prev.DueAt.After(now)) {
+			return nil // a change won the race against the timer
+		}
+		switch {
+		case prev.State == final:
+			out, err = loadSettle(txn, jobID, RoleBuyer)
+			return err
+		case prev.State.Final():
+			return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
+		case decision == DecisionRelease && prev.State == StateLocked:
+			return fmt.Errorf("%w: nothing was delivered; refund instead", ErrBadState)
+		case decision == DecisionRefund && prev.State == StateDelivered && auto == "" && now.After(prev.DueAt):
+			return fmt.Errorf("%w: the verification window closed at %s; the hold releases to the seller", ErrBadState, wireTime(prev.DueAt))
+		}
+		b, err := loadBalance(txn)
+		if err != nil {
+			return err
+		}
+		if b.Held < prev.Amount {
+			return fmt.Errorf("%w: held %s is less than the job's %s", ErrInvariant, FormatAmount(b.Held), FormatAmount(prev.Amount))
+		}
+		b.Held -= prev.Amount
+		if decision == DecisionRelease {
+			b.Paid += prev.Amount
+		} else {
+			b.Available += prev.Amount
+		}
+		s := &Settle{
+			JobID: jobID, Decision: decision, Amount: prev.Amount, Reason: reason,
+			FailedChecks: checks, Buyer: e.self, At: msgTime(now),
+		}
+		if err := s.sign(e.key); err != nil {
+			return err
+		}
+		rec := *prev
+		rec.State = final
+		rec.UpdatedAt = now
+		rec.SettledAt = now
+		rec.Reason = reason
+		rec.FailedChecks = checks
+		if err := saveBalance(txn, b); err != nil {
+			return err
+		}
+		if err := putReceipt(txn, jobID, RoleBuyer, receiptSettle, s); err != nil {
+			return err
+		}
+		out, changed = s, true
+		return saveRecord(txn, prev, &rec)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
+	}
+	if changed {
+		e.log.Debug("settled", "job", jobID, "role", RoleBuyer, "decision", decision, "reason", reason)
+		e.notify(ctx, RoleBuyer, jobID)
+	}
+	return out, nil
+}

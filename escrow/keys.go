@@ -1,0 +1,160 @@
+package escrow
+
+import (
+	"encoding/base32"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Key layout. Everything this package stores lives under three prefixes of
+// the node's Badger DB; no other package writes them. Network-supplied parts
+// (job IDs) are base32 (RFC 4648, lowercase, no padding) so they can neither
+// contain the separator nor escape their namespace. Times in keys are
+// fixed-width big-endian so byte order is time order.
+const (
+	escrowPrefix  = "escrow/"
+	jobPrefix     = escrowPrefix + "job/"
+	duePrefix     = escrowPrefix + "due/"
+	schemaKeyStr  = escrowPrefix + "schema"
+	acctPrefix    = "acct/"
+	balanceKeyStr = acctPrefix + "balance"
+	depositPrefix = acctPrefix + "deposit/"
+	receiptPrefix = "receipt/"
+)
+
+// keyEncoding encodes job IDs inside keys.
+var keyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func encodeKeyPart(s string) string { return strings.ToLower(keyEncoding.EncodeToString([]byte(s))) }
+
+func decodeKeyPart(s string) (string, error) {
+	b, err := keyEncoding.DecodeString(strings.ToUpper(s))
+	if err != nil {
+		return "", fmt.Errorf("decode key part %q: %w", s, err)
+	}
+	return string(b), nil
+}
+
+var errBadKey = errors.New("malformed escrow key")
+
+// schemaKey is "escrow/schema": the schema version of everything below,
+// checked at open.
+func schemaKey() []byte { return []byte(schemaKeyStr) }
+
+// jobKey is "escrow/job/<role>/<base32 job ID>": one escrow record per job
+// and role (a node hiring itself holds both a buyer and a seller record).
+func jobKey(role Role, jobID string) []byte {
+	return []byte(jobPrefix + string(role) + "/" + encodeKeyPart(jobID))
+}
+
+// parseJobKey reverses jobKey.
+func parseJobKey(k []byte) (Role, string, error) {
+	rest, ok := strings.CutPrefix(string(k), jobPrefix)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	role, enc, ok := strings.Cut(rest, "/")
+	if !ok || !validRole(Role(role)) {
+		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	id, err := decodeKeyPart(enc)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	return Role(role), id, nil
+}
+
+// dueKey is "escrow/due/<8-byte big-endian unix ms>/<role>/<base32 job ID>":
+// the timer index. A job in a non-final state has exactly one due key, the
+// time its timer fires; the key is replaced in the same transaction as every
+// state change.
+func dueKey(at time.Time, role Role, jobID string) []byte {
+	ms := at.UnixMilli()
+	if ms < 0 {
+		ms = 0
+	}
+	k := make([]byte, 0, len(duePrefix)+8+1+len(role)+1+MaxJobIDLen*2)
+	k = append(k, duePrefix...)
+	k = binary.BigEndian.AppendUint64(k, uint64(ms))
+	k = append(k, '/')
+	k = append(k, role...)
+	k = append(k, '/')
+	return append(k, encodeKeyPart(jobID)...)
+}
+
+// parseDueKey reverses dueKey.
+func parseDueKey(k []byte) (time.Time, Role, string, error) {
+	if len(k) < len(duePrefix)+9 || string(k[:len(duePrefix)]) != duePrefix || k[len(duePrefix)+8] != '/' {
+		return time.Time{}, "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	ms := binary.BigEndian.Uint64(k[len(duePrefix):])
+	role, enc, ok := strings.Cut(string(k[len(duePrefix)+9:]), "/")
+	if !ok || !validRole(Role(role)) {
+		return time.Time{}, "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	id, err := decodeKeyPart(enc)
+	if err != nil {
+		return time.Time{}, "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	return time.UnixMilli(int64(ms)).UTC(), Role(role), id, nil
+}
+
+// balanceKey is "acct/balance": the node's one account.
+func balanceKey() []byte { return []byte(balanceKeyStr) }
+
+// depositKey is "acct/deposit/<8-byte big-endian unix ns>/<8 random hex>":
+// the log of test-credit deposits, in time order.
+func depositKey(at time.Time, nonce string) []byte {
+	k := make([]byte, 0, len(depositPrefix)+8+1+len(nonce))
+	k = append(k, depositPrefix...)
+	k = binary.BigEndian.AppendUint64(k, uint64(at.UnixNano()))
+	k = append(k, '/')
+	return append(k, nonce...)
+}
+
+// parseDepositKey reverses depositKey.
+func parseDepositKey(k []byte) (time.Time, string, error) {
+	if len(k) < len(depositPrefix)+9 || string(k[:len(depositPrefix)]) != depositPrefix || k[len(depositPrefix)+8] != '/' {
+		return time.Time{}, "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	ns := binary.BigEndian.Uint64(k[len(depositPrefix):])
+	return time.Unix(0, int64(ns)).UTC(), string(k[len(depositPrefix)+9:]), nil
+}
+
+// Receipt kinds: the signed messages kept as evidence.
+const (
+	receiptLock     = "lock"
+	receiptDelivery = "delivery"
+	receiptSettle   = "settle"
+)
+
+// receiptKey is "receipt/<base32 job ID>/<role>/<kind>": one signed message
+// (lock, delivery, settle) of a job as this node saw it in that role.
+func receiptKey(jobID string, role Role, kind string) []byte {
+	return []byte(receiptPrefix + encodeKeyPart(jobID) + "/" + string(role) + "/" + kind)
+}
+
+// parseReceiptKey reverses receiptKey.
+func parseReceiptKey(k []byte) (string, Role, string, error) {
+	rest, ok := strings.CutPrefix(string(k), receiptPrefix)
+	if !ok {
+		return "", "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || !validRole(Role(parts[1])) {
+		return "", "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	switch parts[2] {
+	case receiptLock, receiptDelivery, receiptSettle:
+	default:
+		return "", "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	id, err := decodeKeyPart(parts[0])
+	if err != nil {
+		return "", "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	return id, Role(parts[1]), parts[2], nil
+}

@@ -1,0 +1,608 @@
+package escrow
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/skillcard"
+)
+
+// Wire message type tags. The tag is part of the signed body, so a signature
+// made for one kind of message never verifies as another kind. A change to
+// a message's fields gets a new tag.
+const (
+	// TypeLock tags a Lock on the wire.
+	TypeLock = "swarmwage/escrow/lock/1"
+	// TypeDelivery tags a Delivery on the wire.
+	TypeDelivery = "swarmwage/escrow/delivery/1"
+	// TypeSettle tags a Settle on the wire.
+	TypeSettle = "swarmwage/escrow/settle/1"
+)
+
+// Decision values of a Settle.
+const (
+	// DecisionRelease pays the seller: the output passed verification or
+	// the verification window closed without a decision.
+	DecisionRelease = "release"
+	// DecisionRefund returns the hold to the buyer.
+	DecisionRefund = "refund"
+)
+
+// Size limits of wire messages. They bound what one peer can make us parse
+// and store per job.
+const (
+	// MaxMessageSize caps the encoded size of one wire message.
+	MaxMessageSize = 64 << 10
+	// MaxJobIDLen caps a job ID; IDs appear in keys and URLs.
+	MaxJobIDLen = 128
+	// maxTextLen caps free text: capability, quote ID, reason.
+	maxTextLen = 1024
+	// maxFailedChecks caps the number of failed checks a refund carries.
+	maxFailedChecks = 64
+	// maxCheckLen caps the length of one failed-check entry.
+	maxCheckLen = 512
+)
+
+// Lock is the buyer's signed promise: Amount is held for JobID until the
+// seller delivers by Deadline and the buyer decides within Window of the
+// delivery. Buyer is the signer.
+type Lock struct {
+	JobID      string
+	QuoteID    string
+	Capability string
+	Buyer      peer.ID
+	Seller     peer.ID
+	Amount     int64         // micro-credits
+	Deadline   time.Time     // the seller must deliver by then
+	Window     time.Duration // verification window after delivery
+	CreatedAt  time.Time
+	Signature  []byte
+}
+
+// Delivery is the seller's signed statement that it returned output whose
+// sha256 is OutputHash. Seller is the signer.
+type Delivery struct {
+	JobID       string
+	OutputHash  string // lowercase hex sha256 of the output bytes
+	Seller      peer.ID
+	DeliveredAt time.Time
+	Signature   []byte
+}
+
+// Settle is the buyer's signed decision on a job: release pays the seller,
+// refund returns the hold. Buyer is the signer.
+type Settle struct {
+	JobID        string
+	Decision     string // DecisionRelease or DecisionRefund
+	Amount       int64  // micro-credits; equals the lock's amount
+	Reason       string
+	FailedChecks []string
+	Buyer        peer.ID
+	At           time.Time
+	Signature    []byte
+}
+
+type lockWire struct {
+	Type       string `json:"type"`
+	JobID      string `json:"job_id"`
+	QuoteID    string `json:"quote_id"`
+	Capability string `json:"capability"`
+	Buyer      string `json:"buyer"`
+	Seller     string `json:"seller"`
+	Amount     string `json:"amount"`
+	Deadline   string `json:"deadline"`
+	WindowMS   int64  `json:"window_ms"`
+	CreatedAt  string `json:"created_at"`
+	Signature  string `json:"signature,omitempty"`
+}
+
+type deliveryWire struct {
+	Type        string `json:"type"`
+	JobID       string `json:"job_id"`
+	OutputHash  string `json:"output_hash"`
+	Seller      string `json:"seller"`
+	DeliveredAt string `json:"delivered_at"`
+	Signature   string `json:"signature,omitempty"`
+}
+
+type settleWire struct {
+	Type         string   `json:"type"`
+	JobID        string   `json:"job_id"`
+	Decision     string   `json:"decision"`
+	Amount       string   `json:"amount"`
+	Reason       string   `json:"reason,omitempty"`
+	FailedChecks []string `json:"failed_checks,omitempty"`
+	Buyer        string   `json:"buyer"`
+	At           string   `json:"at"`
+	Signature    string   `json:"signature,omitempty"`
+}
+
+// wireTime is the one time format on the wire: UTC, RFC 3339 with up to
+// nanoseconds. It round-trips exactly, which signatures rely on.
+func wireTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func parseWireTime(field, s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %s: %v", ErrInvalidMessage, field, err)
+	}
+	return t.UTC(), nil
+}
+
+// msgTime normalizes a time for a new message: UTC, millisecond precision,
+// no monotonic reading.
+func msgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+func encodeSig(sig []byte) string {
+	if len(sig) == 0 {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(sig)
+}
+
+func decodeSig(s string) ([]byte, error) {
+	if s == "" {
+		return nil, fmt.Errorf("%w: signature missing", ErrInvalidMessage)
+	}
+	sig, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: signature: %v", ErrInvalidMessage, err)
+	}
+	return sig, nil
+}
+
+func parsePeer(field, s string) (peer.ID, error) {
+	id, err := peer.Decode(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s %q: %v", ErrInvalidMessage, field, truncate(s), err)
+	}
+	return id, nil
+}
+
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+func checkJobID(id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: job_id empty", ErrInvalidMessage)
+	}
+	if len(id) > MaxJobIDLen {
+		return fmt.Errorf("%w: job_id longer than %d bytes", ErrInvalidMessage, MaxJobIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == ':'
+		if !ok {
+			return fmt.Errorf("%w: job_id %q: only letters, digits and -_.: are allowed", ErrInvalidMessage, truncate(id))
+		}
+	}
+	return nil
+}
+
+func checkText(field, s string) error {
+	if len(s) > maxTextLen {
+		return fmt.Errorf("%w: %s longer than %d bytes", ErrInvalidMessage, field, maxTextLen)
+	}
+	return nil
+}
+
+func checkOutputHash(h string) error {
+	if len(h) != 64 {
+		return fmt.Errorf("%w: output_hash must be 64 lowercase hex characters (sha256)", ErrInvalidMessage)
+	}
+	if _, err := hex.DecodeString(h); err != nil || h != toLowerASCII(h) {
+		return fmt.Errorf("%w: output_hash must be 64 lowercase hex characters (sha256)", ErrInvalidMessage)
+	}
+	return nil
+}
+
+func toLowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func (l *Lock) wire(withSig bool) lockWire {
+	w := lockWire{
+		Type:       TypeLock,
+		JobID:      l.JobID,
+		QuoteID:    l.QuoteID,
+		Capability: l.Capability,
+		Buyer:      l.Buyer.String(),
+		Seller:     l.Seller.String(),
+		Amount:     FormatAmount(l.Amount),
+		Deadline:   wireTime(l.Deadline),
+		WindowMS:   l.Window.Milliseconds(),
+		CreatedAt:  wireTime(l.CreatedAt),
+	}
+	if withSig {
+		w.Signature = encodeSig(l.Signature)
+	}
+	return w
+}
+
+func (w *lockWire) lock() (*Lock, error) {
+	if w.Type != TypeLock {
+		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeLock)
+	}
+	l := &Lock{JobID: w.JobID, QuoteID: w.QuoteID, Capability: w.Capability}
+	var err error
+	if err = checkJobID(w.JobID); err != nil {
+		return nil, err
+	}
+	if err = checkText("quote_id", w.QuoteID); err != nil {
+		return nil, err
+	}
+	if err = checkText("capability", w.Capability); err != nil {
+		return nil, err
+	}
+	if l.Buyer, err = parsePeer("buyer", w.Buyer); err != nil {
+		return nil, err
+	}
+	if l.Seller, err = parsePeer("seller", w.Seller); err != nil {
+		return nil, err
+	}
+	if l.Amount, err = ParseAmount(w.Amount); err != nil {
+		return nil, fmt.Errorf("%w: amount: %v", ErrInvalidMessage, err)
+	}
+	if l.Deadline, err = parseWireTime("deadline", w.Deadline); err != nil {
+		return nil, err
+	}
+	if w.WindowMS <= 0 || w.WindowMS > maxWindow.Milliseconds() {
+		return nil, fmt.Errorf("%w: window_ms %d: want 1..%d", ErrInvalidMessage, w.WindowMS, maxWindow.Milliseconds())
+	}
+	l.Window = time.Duration(w.WindowMS) * time.Millisecond
+	if l.CreatedAt, err = parseWireTime("created_at", w.CreatedAt); err != nil {
+		return nil, err
+	}
+	if l.Signature, err = decodeSig(w.Signature); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// MarshalJSON encodes the lock in its wire form (snake_case, decimal amount,
+// window in milliseconds, base64 signature).
+func (l Lock) MarshalJSON() ([]byte, error) { return json.Marshal(l.wire(true)) }
+
+// UnmarshalJSON decodes and checks the wire form; it does not verify the
+// signature (Verify does).
+func (l *Lock) UnmarshalJSON(data []byte) error {
+	var w lockWire
+	if err := strictUnmarshal(data, &w); err != nil {
+		return err
+	}
+	got, err := w.lock()
+	if err != nil {
+		return err
+	}
+	*l = *got
+	return nil
+}
+
+// SigningBytes returns the bytes the buyer signs: the stable JSON of the
+// wire form without the signature field.
+func (l *Lock) SigningBytes() ([]byte, error) { return stableBody(l.wire(false)) }
+
+// Verify checks that Buyer signed the lock with the key its peer ID names.
+// The error wraps ErrForged.
+func (l *Lock) Verify() error {
+	body, err := l.SigningBytes()
+	if err != nil {
+		return err
+	}
+	return verifySig(l.Buyer, body, l.Signature)
+}
+
+func (l *Lock) sign(key crypto.PrivKey) error {
+	body, err := l.SigningBytes()
+	if err != nil {
+		return err
+	}
+	l.Signature, err = key.Sign(body)
+	if err != nil {
+		return fmt.Errorf("sign lock %s: %w", l.JobID, err)
+	}
+	return nil
+}
+
+// sameTerms reports whether two locks describe the same job: everything but
+// the creation time and signature.
+func (l *Lock) sameTerms(o *Lock) bool {
+	return l.JobID == o.JobID && l.QuoteID == o.QuoteID && l.Capability == o.Capability &&
+		l.Buyer == o.Buyer && l.Seller == o.Seller && l.Amount == o.Amount &&
+		l.Deadline.Equal(o.Deadline) && l.Window == o.Window
+}
+
+// equal reports whether two locks are the same signed message.
+func (l *Lock) equal(o *Lock) bool {
+	return l.sameTerms(o) && l.CreatedAt.Equal(o.CreatedAt) && bytes.Equal(l.Signature, o.Signature)
+}
+
+func (d *Delivery) wire(withSig bool) deliveryWire {
+	w := deliveryWire{
+		Type:        TypeDelivery,
+		JobID:       d.JobID,
+		OutputHash:  d.OutputHash,
+		Seller:      d.Seller.String(),
+		DeliveredAt: wireTime(d.DeliveredAt),
+	}
+	if withSig {
+		w.Signature = encodeSig(d.Signature)
+	}
+	return w
+}
+
+func (w *deliveryWire) delivery() (*Delivery, error) {
+	if w.Type != TypeDelivery {
+		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeDelivery)
+	}
+	d := &Delivery{JobID: w.JobID, OutputHash: w.OutputHash}
+	var err error
+	if err = checkJobID(w.JobID); err != nil {
+		return nil, err
+	}
+	if err = checkOutputHash(w.OutputHash); err != nil {
+		return nil, err
+	}
+	if d.Seller, err = parsePeer("seller", w.Seller); err != nil {
+		return nil, err
+	}
+	if d.DeliveredAt, err = parseWireTime("delivered_at", w.DeliveredAt); err != nil {
+		return nil, err
+	}
+	if d.Signature, err = decodeSig(w.Signature); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// MarshalJSON encodes the delivery in its wire form.
+func (d Delivery) MarshalJSON() ([]byte, error) { return json.Marshal(d.wire(true)) }
+
+// UnmarshalJSON decodes and checks the wire form; it does not verify the
+// signature (Verify does).
+func (d *Delivery) UnmarshalJSON(data []byte) error {
+	var w deliveryWire
+	if err := strictUnmarshal(data, &w); err != nil {
+		return err
+	}
+	got, err := w.delivery()
+	if err != nil {
+		return err
+	}
+	*d = *got
+	return nil
+}
+
+// SigningBytes returns the bytes the seller signs.
+func (d *Delivery) SigningBytes() ([]byte, error) { return stableBody(d.wire(false)) }
+
+// Verify checks that Seller signed the delivery. The error wraps ErrForged.
+func (d *Delivery) Verify() error {
+	body, err := d.SigningBytes()
+	if err != nil {
+		return err
+	}
+	return verifySig(d.Seller, body, d.Signature)
+}
+
+func (d *Delivery) sign(key crypto.PrivKey) error {
+	body, err := d.SigningBytes()
+	if err != nil {
+		return err
+	}
+	d.Signature, err = key.Sign(body)
+	if err != nil {
+		return fmt.Errorf("sign delivery %s: %w", d.JobID, err)
+	}
+	return nil
+}
+
+func (d *Delivery) equal(o *Delivery) bool {
+	return d.JobID == o.JobID && d.OutputHash == o.OutputHash && d.Seller == o.Seller &&
+		d.DeliveredAt.Equal(o.DeliveredAt) && bytes.Equal(d.Signature, o.Signature)
+}
+
+func (s *Settle) wire(withSig bool) settleWire {
+	w := settleWire{
+		Type:         TypeSettle,
+		JobID:        s.JobID,
+		Decision:     s.Decision,
+		Amount:       FormatAmount(s.Amount),
+		Reason:       s.Reason,
+		FailedChecks: s.FailedChecks,
+		Buyer:        s.Buyer.String(),
+		At:           wireTime(s.At),
+	}
+	if len(w.FailedChecks) == 0 {
+		w.FailedChecks = nil
+	}
+	if withSig {
+		w.Signature = encodeSig(s.Signature)
+	}
+	return w
+}
+
+func (w *settleWire) settle() (*Settle, error) {
+	if w.Type != TypeSettle {
+		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeSettle)
+	}
+	s := &Settle{JobID: w.JobID, Decision: w.Decision, Reason: w.Reason, FailedChecks: w.FailedChecks}
+	var err error
+	if err = checkJobID(w.JobID); err != nil {
+		return nil, err
+	}
+	if w.Decision != DecisionRelease && w.Decision != DecisionRefund {
+		return nil, fmt.Errorf("%w: decision %q: want %q or %q", ErrInvalidMessage, truncate(w.Decision), DecisionRelease, DecisionRefund)
+	}
+	if err = checkSettleText(w.Reason, w.FailedChecks); err != nil {
+		return nil, err
+	}
+	if s.Amount, err = ParseAmount(w.Amount); err != nil {
+		return nil, fmt.Errorf("%w: amount: %v", ErrInvalidMessage, err)
+	}
+	if s.Buyer, err = parsePeer("buyer", w.Buyer); err != nil {
+		return nil, err
+	}
+	if s.At, err = parseWireTime("at", w.At); err != nil {
+		return nil, err
+	}
+	if s.Signature, err = decodeSig(w.Signature); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkSettleText(reason string, checks []string) error {
+	if err := checkText("reason", reason); err != nil {
+		return err
+	}
+	if len(checks) > maxFailedChecks {
+		return fmt.Errorf("%w: more than %d failed_checks", ErrInvalidMessage, maxFailedChecks)
+	}
+	for _, c := range checks {
+		if len(c) > maxCheckLen {
+			return fmt.Errorf("%w: a failed_checks entry is longer than %d bytes", ErrInvalidMessage, maxCheckLen)
+		}
+	}
+	return nil
+}
+
+// MarshalJSON encodes the settle in its wire form.
+func (s Settle) MarshalJSON() ([]byte, error) { return json.Marshal(s.wire(true)) }
+
+// UnmarshalJSON decodes and checks the wire form; it does not verify the
+// signature (Verify does).
+func (s *Settle) UnmarshalJSON(data []byte) error {
+	var w settleWire
+	if err := strictUnmarshal(data, &w); err != nil {
+		return err
+	}
+	got, err := w.settle()
+	if err != nil {
+		return err
+	}
+	*s = *got
+	return nil
+}
+
+// SigningBytes returns the bytes the buyer signs.
+func (s *Settle) SigningBytes() ([]byte, error) { return stableBody(s.wire(false)) }
+
+// Verify checks that Buyer signed the settle. The error wraps ErrForged.
+func (s *Settle) Verify() error {
+	body, err := s.SigningBytes()
+	if err != nil {
+		return err
+	}
+	return verifySig(s.Buyer, body, s.Signature)
+}
+
+func (s *Settle) sign(key crypto.PrivKey) error {
+	body, err := s.SigningBytes()
+	if err != nil {
+		return err
+	}
+	s.Signature, err = key.Sign(body)
+	if err != nil {
+		return fmt.Errorf("sign settle %s: %w", s.JobID, err)
+	}
+	return nil
+}
+
+// DecodeLock decodes a wire lock of at most MaxMessageSize bytes and checks
+// its fields. It does not verify the signature: call Verify, or hand the lock
+// to Escrow.AcceptLock, which does.
+func DecodeLock(data []byte) (*Lock, error) {
+	var l Lock
+	if err := decodeCapped(data, &l); err != nil {
+		return nil, fmt.Errorf("decode lock: %w", err)
+	}
+	return &l, nil
+}
+
+// DecodeDelivery decodes a wire delivery of at most MaxMessageSize bytes and
+// checks its fields, not its signature.
+func DecodeDelivery(data []byte) (*Delivery, error) {
+	var d Delivery
+	if err := decodeCapped(data, &d); err != nil {
+		return nil, fmt.Errorf("decode delivery: %w", err)
+	}
+	return &d, nil
+}
+
+// DecodeSettle decodes a wire settle of at most MaxMessageSize bytes and
+// checks its fields, not its signature.
+func DecodeSettle(data []byte) (*Settle, error) {
+	var s Settle
+	if err := decodeCapped(data, &s); err != nil {
+		return nil, fmt.Errorf("decode settle: %w", err)
+	}
+	return &s, nil
+}
+
+func decodeCapped(data []byte, v json.Unmarshaler) error {
+	if len(data) > MaxMessageSize {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrInvalidMessage, len(data), MaxMessageSize)
+	}
+	return v.UnmarshalJSON(data)
+}
+
+// strictUnmarshal decodes one JSON object and rejects unknown fields and
+// trailing data: a field we do not know is not covered by our signature
+// check, so it must not ride along silently.
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidMessage, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidMessage)
+	}
+	return nil
+}
+
+func stableBody(w any) ([]byte, error) {
+	b, err := skillcard.StableJSON(w)
+	if err != nil {
+		return nil, fmt.Errorf("stable JSON: %w", err)
+	}
+	return b, nil
+}
+
+// verifySig checks sig over body by the key signer's peer ID is derived
+// from. Only peer IDs that embed their public key (Ed25519) can be checked.
+func verifySig(signer peer.ID, body, sig []byte) error {
+	pub, err := signer.ExtractPublicKey()
+	if err != nil {
+		return fmt.Errorf("%w: cannot recover the public key of signer %s: %v", ErrForged, signer, err)
+	}
+	id, err := peer.IDFromPublicKey(pub)
+	if err != nil || id != signer {
+		return fmt.Errorf("%w: signer %s does not match its public key", ErrForged, signer)
+	}
+	ok, err := pub.Verify(body, sig)
+	if err != nil || !ok {
+		return fmt.Errorf("%w: bad signature by %s", ErrForged, signer)
+	}
+	return nil
+}

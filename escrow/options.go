@@ -1,0 +1,120 @@
+package escrow
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults of the options.
+const (
+	// DefaultTimerInterval is how often the timers goroutine looks for due
+	// deadlines and windows. Timers fire at most this late.
+	DefaultTimerInterval = 500 * time.Millisecond
+	// DefaultSettleGrace is how long a seller waits past the buyer's
+	// deadline or verification window before it settles on its own. The
+	// buyer's clock and the delivery's transit time must fit in it, so that
+	// the buyer's own timer (or decision) comes first.
+	DefaultSettleGrace = 5 * time.Second
+)
+
+// Option configures an Escrow.
+type Option func(*config) error
+
+type config struct {
+	now           func() time.Time
+	timerInterval time.Duration
+	settleGrace   time.Duration
+	logger        *slog.Logger
+	onSettle      func(Record)
+}
+
+func defaultConfig() config {
+	return config{
+		now:           time.Now,
+		timerInterval: DefaultTimerInterval,
+		settleGrace:   DefaultSettleGrace,
+		logger:        slog.Default(),
+	}
+}
+
+func (c *config) apply(opts ...Option) error {
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *config) validate() error {
+	if c.now == nil {
+		return errors.New("escrow option WithClock: clock is nil")
+	}
+	if c.timerInterval <= 0 {
+		return fmt.Errorf("escrow option WithTimerInterval: %s: must be positive", c.timerInterval)
+	}
+	if c.settleGrace < 0 {
+		return fmt.Errorf("escrow option WithSettleGrace: %s: must not be negative", c.settleGrace)
+	}
+	if c.logger == nil {
+		return errors.New("escrow option WithLogger: logger is nil")
+	}
+	return nil
+}
+
+// WithClock sets the clock used for timestamps and timers. Defaults to
+// time.Now. Tests inject a fake clock and call FireDue.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		c.now = now
+		return nil
+	}
+}
+
+// WithTimerInterval sets how often Start's goroutine fires due timers.
+// Defaults to DefaultTimerInterval.
+func WithTimerInterval(d time.Duration) Option {
+	return func(c *config) error {
+		c.timerInterval = d
+		return nil
+	}
+}
+
+// WithSettleGrace sets the seller's grace past the buyer's deadline and
+// verification window. Defaults to DefaultSettleGrace.
+func WithSettleGrace(d time.Duration) Option {
+	return func(c *config) error {
+		c.settleGrace = d
+		return nil
+	}
+}
+
+// WithLogger sets the logger. Defaults to slog.Default(), with the
+// subsystem attribute "swarmwage/escrow" added either way.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
+}
+
+// WithOnSettle registers a hook called once for each job that reaches a
+// final state (released, refunded, disputed, failed), by an explicit call or
+// a timer, after the change is committed. It runs synchronously on the
+// goroutine that made the change (the timers goroutine for timers), so it
+// must not block for long; repeated (idempotent) calls do not call it again.
+// Defaults to none.
+func WithOnSettle(f func(Record)) Option {
+	return func(c *config) error {
+		if c.onSettle != nil {
+			return errors.New("escrow option WithOnSettle: given twice")
+		}
+		c.onSettle = f
+		return nil
+	}
+}

@@ -1,0 +1,304 @@
+package escrow
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Role is the side of a job this node is on.
+type Role string
+
+// Roles.
+const (
+	RoleBuyer  Role = "buyer"
+	RoleSeller Role = "seller"
+)
+
+func validRole(r Role) bool { return r == RoleBuyer || r == RoleSeller }
+
+// State is where a job's escrow stands.
+type State string
+
+// States. locked and delivered are open (a timer runs); the rest are final.
+const (
+	// StateLocked: the buyer holds the amount; no delivery yet.
+	StateLocked State = "locked"
+	// StateDelivered: the seller delivered; the buyer is verifying.
+	StateDelivered State = "delivered"
+	// StateReleased: the seller was paid (verification passed or the window
+	// closed without a decision).
+	StateReleased State = "released"
+	// StateRefunded: the hold went back to the buyer with nothing delivered,
+	// or (buyer side) after a failed verification.
+	StateRefunded State = "refunded"
+	// StateDisputed (seller side): the buyer refunded a job the seller
+	// delivered. Both sides keep the signed lock, delivery and settle.
+	StateDisputed State = "disputed"
+	// StateFailed (seller side): the job failed at the seller; the buyer
+	// refunds.
+	StateFailed State = "failed"
+)
+
+// Final reports whether no further transition (and no timer) applies.
+func (s State) Final() bool { return s != StateLocked && s != StateDelivered }
+
+// Reasons the timers write into a Settle and a Record.
+const (
+	// ReasonDeadline: nothing was delivered by the lock's deadline.
+	ReasonDeadline = "deadline"
+	// ReasonWindow: the verification window closed without a decision.
+	ReasonWindow = "verification window expired"
+)
+
+// Balance is the node's account. Invariant: Available + Held + Paid ==
+// Deposited + Earned. All amounts are micro-credits; JSON shows decimal
+// strings of credits.
+type Balance struct {
+	Available int64 // free to lock
+	Held      int64 // locked for open jobs (buyer side)
+	Paid      int64 // released to sellers
+	Deposited int64 // test credits deposited
+	Earned    int64 // credited for jobs sold
+}
+
+type balanceJSON struct {
+	Available string `json:"available"`
+	Held      string `json:"held"`
+	Paid      string `json:"paid"`
+	Deposited string `json:"deposited"`
+	Earned    string `json:"earned"`
+}
+
+// MarshalJSON renders amounts as decimal strings.
+func (b Balance) MarshalJSON() ([]byte, error) {
+	return json.Marshal(balanceJSON{
+		Available: FormatAmount(b.Available),
+		Held:      FormatAmount(b.Held),
+		Paid:      FormatAmount(b.Paid),
+		Deposited: FormatAmount(b.Deposited),
+		Earned:    FormatAmount(b.Earned),
+	})
+}
+
+// UnmarshalJSON parses the decimal strings MarshalJSON writes.
+func (b *Balance) UnmarshalJSON(data []byte) error {
+	var j balanceJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("decode balance: %w", err)
+	}
+	var out Balance
+	for _, f := range []struct {
+		dst *int64
+		s   string
+		n   string
+	}{{&out.Available, j.Available, "available"}, {&out.Held, j.Held, "held"}, {&out.Paid, j.Paid, "paid"},
+		{&out.Deposited, j.Deposited, "deposited"}, {&out.Earned, j.Earned, "earned"}} {
+		v, err := ParseAmount(f.s)
+		if err != nil {
+			return fmt.Errorf("decode balance %s: %w", f.n, err)
+		}
+		*f.dst = v
+	}
+	*b = out
+	return nil
+}
+
+// Record is one job's escrow as this node sees it, with the signed evidence
+// it holds. Times are zero when the event has not happened.
+type Record struct {
+	JobID        string
+	Role         Role
+	State        State
+	Amount       int64 // micro-credits
+	Capability   string
+	QuoteID      string
+	Buyer        peer.ID
+	Seller       peer.ID
+	Counterparty peer.ID // Seller for a buyer record, Buyer for a seller record
+	Deadline     time.Time
+	Window       time.Duration
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	DeliveredAt  time.Time // local time the delivery was made (seller) or recorded (buyer)
+	SettledAt    time.Time // local time the job reached a final state
+	OutputHash   string
+	Reason       string // why it was refunded, failed or auto-settled
+	FailedChecks []string
+	Lock         *Lock
+	Delivery     *Delivery
+	Settle       *Settle
+}
+
+type recordJSON struct {
+	JobID        string    `json:"job_id"`
+	Role         Role      `json:"role"`
+	State        State     `json:"state"`
+	Amount       string    `json:"amount"`
+	Capability   string    `json:"capability,omitempty"`
+	QuoteID      string    `json:"quote_id,omitempty"`
+	Buyer        string    `json:"buyer"`
+	Seller       string    `json:"seller"`
+	Counterparty string    `json:"counterparty"`
+	Deadline     time.Time `json:"deadline"`
+	WindowMS     int64     `json:"window_ms"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	DeliveredAt  *string   `json:"delivered_at,omitempty"`
+	SettledAt    *string   `json:"settled_at,omitempty"`
+	OutputHash   string    `json:"output_hash,omitempty"`
+	Reason       string    `json:"reason,omitempty"`
+	FailedChecks []string  `json:"failed_checks,omitempty"`
+	Lock         *Lock     `json:"lock,omitempty"`
+	Delivery     *Delivery `json:"delivery,omitempty"`
+	Settle       *Settle   `json:"settle,omitempty"`
+}
+
+// MarshalJSON renders the record for `escrow show --json`: snake_case,
+// decimal amount, window in milliseconds, evidence in wire form.
+func (r Record) MarshalJSON() ([]byte, error) {
+	j := recordJSON{
+		JobID:        r.JobID,
+		Role:         r.Role,
+		State:        r.State,
+		Amount:       FormatAmount(r.Amount),
+		Capability:   r.Capability,
+		QuoteID:      r.QuoteID,
+		Buyer:        r.Buyer.String(),
+		Seller:       r.Seller.String(),
+		Counterparty: r.Counterparty.String(),
+		Deadline:     r.Deadline.UTC(),
+		WindowMS:     r.Window.Milliseconds(),
+		CreatedAt:    r.CreatedAt.UTC(),
+		UpdatedAt:    r.UpdatedAt.UTC(),
+		DeliveredAt:  optTime(r.DeliveredAt),
+		SettledAt:    optTime(r.SettledAt),
+		OutputHash:   r.OutputHash,
+		Reason:       r.Reason,
+		FailedChecks: r.FailedChecks,
+		Lock:         r.Lock,
+		Delivery:     r.Delivery,
+		Settle:       r.Settle,
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON parses what MarshalJSON writes (for control-API clients).
+func (r *Record) UnmarshalJSON(data []byte) error {
+	var j recordJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("decode escrow record: %w", err)
+	}
+	amount, err := ParseAmount(j.Amount)
+	if err != nil {
+		return fmt.Errorf("decode escrow record amount: %w", err)
+	}
+	out := Record{
+		JobID: j.JobID, Role: j.Role, State: j.State, Amount: amount,
+		Capability: j.Capability, QuoteID: j.QuoteID,
+		Deadline: j.Deadline, Window: time.Duration(j.WindowMS) * time.Millisecond,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		OutputHash: j.OutputHash, Reason: j.Reason, FailedChecks: j.FailedChecks,
+		Lock: j.Lock, Delivery: j.Delivery, Settle: j.Settle,
+	}
+	for _, p := range []struct {
+		dst *peer.ID
+		s   string
+	}{{&out.Buyer, j.Buyer}, {&out.Seller, j.Seller}, {&out.Counterparty, j.Counterparty}} {
+		if p.s == "" {
+			continue
+		}
+		if *p.dst, err = peer.Decode(p.s); err != nil {
+			return fmt.Errorf("decode escrow record peer %q: %w", truncate(p.s), err)
+		}
+	}
+	for _, t := range []struct {
+		dst *time.Time
+		s   *string
+	}{{&out.DeliveredAt, j.DeliveredAt}, {&out.SettledAt, j.SettledAt}} {
+		if t.s == nil {
+			continue
+		}
+		if *t.dst, err = time.Parse(time.RFC3339Nano, *t.s); err != nil {
+			return fmt.Errorf("decode escrow record time: %w", err)
+		}
+	}
+	*r = out
+	return nil
+}
+
+func optTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := wireTime(t)
+	return &s
+}
+
+// Filter selects records for List. Zero fields match everything.
+type Filter struct {
+	Role  Role
+	State State
+	Limit int // at most this many, newest first; 0 means all
+}
+
+// schemaVersion is the version of every value this package stores.
+const schemaVersion = 1
+
+// storedRecord is the value under jobKey. The signed messages live under
+// receipt keys; the record keeps what the state machine and List need.
+type storedRecord struct {
+	V            int       `json:"v"`
+	JobID        string    `json:"job_id"`
+	Role         Role      `json:"role"`
+	State        State     `json:"state"`
+	Amount       int64     `json:"amount"`
+	Capability   string    `json:"capability,omitempty"`
+	QuoteID      string    `json:"quote_id,omitempty"`
+	Buyer        peer.ID   `json:"buyer"`
+	Seller       peer.ID   `json:"seller"`
+	Deadline     time.Time `json:"deadline"`
+	WindowMS     int64     `json:"window_ms"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	DeliveredAt  time.Time `json:"delivered_at,omitzero"`
+	SettledAt    time.Time `json:"settled_at,omitzero"`
+	DueAt        time.Time `json:"due_at,omitzero"` // when the open state's timer fires
+	OutputHash   string    `json:"output_hash,omitempty"`
+	Reason       string    `json:"reason,omitempty"`
+	FailedChecks []string  `json:"failed_checks,omitempty"`
+}
+
+func (s *storedRecord) window() time.Duration { return time.Duration(s.WindowMS) * time.Millisecond }
+
+// storedBalance is the value under balanceKey.
+type storedBalance struct {
+	V         int   `json:"v"`
+	Available int64 `json:"available"`
+	Held      int64 `json:"held"`
+	Paid      int64 `json:"paid"`
+	Deposited int64 `json:"deposited"`
+	Earned    int64 `json:"earned"`
+}
+
+// storedDeposit is the value under depositKey.
+type storedDeposit struct {
+	V      int       `json:"v"`
+	Amount int64     `json:"amount"`
+	Memo   string    `json:"memo,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// storedReceipt is the value under receiptKey: one signed message in wire
+// form.
+type storedReceipt struct {
+	V   int             `json:"v"`
+	Msg json.RawMessage `json:"msg"`
+}
+
+// storedSchema is the value under schemaKey.
+type storedSchema struct {
+	V int `json:"v"`
+}
