@@ -160,9 +160,9 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
 	}
-	prog := argv[0]
-	if strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) && lim.Dir != "" {
-		prog = filepath.Join(lim.Dir, prog)
+	prog, err := findProgram(argv[0], lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
 	}
 
 	ctx, kill := context.WithCancel(ctx)
@@ -189,6 +189,37 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 		return nil, fmt.Errorf("%w: run %s: %w%s", ErrBindingFailed, argv[0], err, stderrSuffix(stderr))
 	}
 	return jsonOutput(stdout.buf.Bytes(), argv[0]+" printed")
+}
+
+// findProgram resolves a relative path against lim.Dir, and a bare name
+// against the PATH of lim.Env (the environment the program will run with),
+// not the node's.
+func findProgram(name string, lim Limits) (string, error) {
+	if strings.ContainsRune(name, filepath.Separator) {
+		if !filepath.IsAbs(name) && lim.Dir != "" {
+			return filepath.Join(lim.Dir, name), nil
+		}
+		return name, nil
+	}
+	pathList, ok := "", false
+	for _, kv := range lim.Env {
+		if v, found := strings.CutPrefix(kv, "PATH="); found {
+			pathList, ok = v, true
+		}
+	}
+	if !ok {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // a relative PATH entry would depend on the working directory
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("program %q not found in PATH %q", name, pathList)
 }
 
 func stderrSuffix(w *capWriter) string {

@@ -1,0 +1,66 @@
+package skillcard
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzParseValidateNoPanic(f *testing.F) {
+	example, err := os.ReadFile("testdata/apeclaw-nft-autobuy.v1.0.0.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"name":"x","version":"1","bindings":[{"type":"cli","command":"a [b <c>] \"<d>\""}]}`))
+	f.Add([]byte(`{"bindings":[{"type":"http","url":"http://[::1]:1/x","method":"PUT"}],"inputs_schema":{"$ref":"#/$defs/a","$defs":{"a":{"type":"object"}}}}`))
+	f.Add([]byte(`{"inputs_schema":{"pattern":"(","type":["x"]},"constraints":{"riskTier":2.0},"examples":[{"title":"t","value":{}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			return
+		}
+		_ = c.Validate()
+		_ = c.Err()
+		if len(c.ContentHash()) != 66 {
+			t.Fatalf("content hash %q", c.ContentHash())
+		}
+		_ = c.VersionHash()
+		_ = c.FileName()
+		_, _ = c.Publisher(), c.RiskTier()
+		_ = c.ValidateInput(json.RawMessage(`{"count":1}`))
+		for _, b := range c.Bindings {
+			if tmpl, err := parseTemplate(b.Command); err == nil {
+				_, _ = tmpl.expand(map[string]any{"count": json.Number("1"), "execute": true})
+			}
+		}
+	})
+}
+
+// FuzzStableJSONBytes checks that stable JSON accepts what encoding/json
+// accepts, gives valid JSON, and is a fixed point.
+func FuzzStableJSONBytes(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1e21,-0,"\u2028"]}`, `"\ud800"`, `{"é":1,"😀":2,"\ufb01":3}`, `[[],{}]`, `1E400`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := StableJSONBytes(data)
+		if err != nil {
+			if json.Valid(data) && utf8.Valid(data) && bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) < maxJSONDepth {
+				t.Fatalf("valid JSON %q rejected: %v", data, err)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("stable JSON of %q is not JSON: %q", data, out)
+		}
+		again, err := StableJSONBytes(out)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("not a fixed point: %q -> %q -> %q (%v)", data, out, again, err)
+		}
+	})
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints without end.
+while :; do echo "{\"padding\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}"; done

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints text that is not JSON.
+echo "hello, world"

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Echoes the job input it reads on stdin.
+cat
