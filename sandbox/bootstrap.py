@@ -1,0 +1,85 @@
+# The guest side of the job protocol, run by `python -S -B -c`. It starts
+# CPython, then blocks reading the job from stdin: 8 bytes of little-endian
+# code length, the code (UTF-8), and after it the job's own stdin. Everything
+# before that read is paid while the interpreter waits in the pool.
+def _boot():
+    import posix, sys, time, select, builtins, atexit
+
+    # No host environment reaches the guest; PYTHONHOME, which points
+    # CPython at the in-memory standard library, goes too.
+    posix.unsetenv("PYTHONHOME")
+    posix.environ.clear()
+    sys.path[:] = ["/python/lib/python3.12"]
+
+    # CPython's sleep asks WASI for an absolute-deadline clock wait, which
+    # wazero refuses; select with a relative timeout reaches the host's
+    # sleep, which the job's timeout cuts short.
+    _select = select.select
+
+    def sleep(secs):
+        if secs != secs or secs < 0:
+            raise ValueError("sleep length must be non-negative")
+        _select([], [], [], secs)
+
+    time.sleep = sleep
+
+    # -S skips site, which is where exit() and quit() come from.
+    def exit(code=None):
+        raise SystemExit(code)
+
+    builtins.exit = builtins.quit = exit
+
+    def read(n):
+        parts = []
+        while n:
+            b = posix.read(0, n)
+            if not b:
+                posix._exit(70)  # the host went away before sending a job
+            parts.append(b)
+            n -= len(b)
+        return b"".join(parts)
+
+    src = read(int.from_bytes(read(8), "little")).decode("utf-8")
+
+    main = type(sys)("__main__")
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    rc = 0
+    try:
+        exec(src, main.__dict__)
+    except SystemExit as e:
+        rc = _exit_code(e)
+    except BaseException as e:
+        # Hide this frame: the traceback starts in the job's code.
+        e = e.with_traceback(e.__traceback__.tb_next)
+        sys.excepthook(type(e), e, e.__traceback__)
+        rc = 1
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for f in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            f.flush()
+        except BaseException:
+            pass
+    # _exit skips interpreter finalization, which nobody needs here.
+    posix._exit(rc)
+
+
+def _exit_code(e):
+    import sys
+
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        print(code, file=sys.stderr)
+    except BaseException:
+        pass
+    return 1
+
+
+_boot()

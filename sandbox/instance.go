@@ -1,0 +1,298 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+//go:embed bootstrap.py
+var bootstrap string
+
+// Cancellation causes of an instance, told apart once it has stopped.
+var (
+	errTimeout    = errors.New("job timed out")
+	errCallerGone = errors.New("caller gave up on the job")
+	errDiscarded  = errors.New("interpreter discarded")
+)
+
+// guestConfig is the part of the module config every instance shares. The
+// guest gets no host directory (only the in-memory standard library, read
+// only), no environment but PYTHONHOME (which the bootstrap removes), no
+// sockets (none are configured), the real wall clock and real entropy
+// (wazero's defaults are fake and deterministic).
+func guestConfig(stdlib fs.FS) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithName(""). // anonymous: many instances of one module at once
+		WithArgs("python", "-S", "-B", "-c", bootstrap).
+		WithEnv("PYTHONHOME", stdlibHome).
+		WithFSConfig(wazero.NewFSConfig().WithFSMount(stdlib, stdlibHome)).
+		WithRandSource(rand.Reader).
+		WithSysWalltime().
+		WithStartFunctions("_start")
+}
+
+// instance is one interpreter, started ahead of its job and used once.
+type instance struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stdin  *jobReader
+	stdout *cappedBuffer
+	stderr *cappedBuffer
+	clock  jobClock
+
+	done chan struct{} // closed when the guest has exited
+	err  error         // the guest's exit, valid after done
+}
+
+// start launches an interpreter and returns once it waits for its job (or
+// has failed, or ctx ended).
+func (s *Sandbox) start(ctx context.Context) (*instance, error) {
+	ictx, cancel := context.WithCancelCause(s.ctx)
+	inst := &instance{
+		ctx:    ictx,
+		cancel: cancel,
+		stdin:  newJobReader(ictx.Done()),
+		stdout: newCappedBuffer(s.cfg.outputLimit),
+		stderr: newCappedBuffer(s.cfg.outputLimit),
+		clock:  newJobClock(),
+		done:   make(chan struct{}),
+	}
+	cfg := s.guest.
+		WithStdin(inst.stdin).
+		WithStdout(inst.stdout).
+		WithStderr(inst.stderr).
+		WithNanotime(inst.clock.nanotime, 1).
+		WithNanosleep(inst.nanosleep)
+	mctx := experimental.WithMemoryAllocator(ictx, s.alloc)
+
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		mod, err := s.runtime.InstantiateModule(mctx, s.module, cfg)
+		if mod != nil {
+			_ = mod.Close(context.Background())
+		}
+		inst.err = err
+		close(inst.done)
+		cancel(nil)
+	}()
+
+	select {
+	case <-inst.stdin.waiting:
+		return inst, nil
+	case <-inst.done:
+		return nil, fmt.Errorf("start interpreter: exited before reading its job: %w (stderr: %q)", inst.err, inst.stderr.String())
+	case <-ctx.Done():
+		inst.discard()
+		return nil, ctx.Err()
+	}
+}
+
+// discard stops an interpreter that will get no job.
+func (inst *instance) discard() {
+	inst.cancel(errDiscarded)
+}
+
+// run hands the job to the waiting interpreter and collects its result.
+func (inst *instance) run(ctx context.Context, payload []byte, timeout time.Duration) (Result, error) {
+	inst.clock.begin()
+	begin := time.Now()
+	timer := time.AfterFunc(timeout, func() { inst.cancel(errTimeout) })
+	stop := context.AfterFunc(ctx, func() { inst.cancel(errCallerGone) })
+	inst.stdin.feed(payload)
+	<-inst.done
+	elapsed := time.Since(begin)
+	timer.Stop()
+	stop()
+
+	res := Result{
+		DurationMS: elapsed.Milliseconds(),
+		Stdout:     inst.stdout.String(),
+		Stderr:     inst.stderr.String(),
+		Truncated:  inst.stdout.truncated || inst.stderr.truncated,
+	}
+	code, err := inst.exitCode()
+	if errors.Is(err, errCallerGone) {
+		return Result{}, ctx.Err()
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if code < 0 {
+		// A trap (the interpreter crashed, not the program): report it the
+		// way an uncaught exception is reported.
+		res.Stderr += fmt.Sprintf("\nsandbox: the interpreter stopped: %v\n", inst.err)
+		code = 1
+	}
+	res.ExitCode = code
+	return res, nil
+}
+
+// exitCode maps how the guest stopped to the job's exit code: -1 for a
+// trap, an error when the job was not the one that ended it.
+func (inst *instance) exitCode() (int, error) {
+	if inst.err == nil {
+		return 0, nil
+	}
+	var exit *sys.ExitError
+	if !errors.As(inst.err, &exit) {
+		return -1, nil
+	}
+	switch exit.ExitCode() {
+	case sys.ExitCodeContextCanceled, sys.ExitCodeDeadlineExceeded:
+		switch cause := context.Cause(inst.ctx); {
+		case errors.Is(cause, errTimeout):
+			return TimeoutExitCode, nil
+		case errors.Is(cause, errCallerGone):
+			return 0, errCallerGone
+		default:
+			return 0, ErrClosed
+		}
+	}
+	return int(exit.ExitCode()), nil
+}
+
+// nanosleep is the guest's sleep: a host timer that also ends when the job
+// is cancelled, so time.sleep(60) cannot outlive the timeout.
+func (inst *instance) nanosleep(ns int64) {
+	if ns <= 0 {
+		return
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-inst.ctx.Done():
+	}
+}
+
+// jobPayload encodes req the way bootstrap.py reads it.
+func jobPayload(req Request) []byte {
+	b := make([]byte, 8, 8+len(req.Code)+len(req.Stdin))
+	binary.LittleEndian.PutUint64(b, uint64(len(req.Code)))
+	b = append(b, req.Code...)
+	return append(b, req.Stdin...)
+}
+
+// jobReader is the guest's stdin. Its first Read blocks until the job is fed
+// (that is how a pre-started interpreter waits), then it serves the payload
+// and EOF.
+type jobReader struct {
+	waiting  chan struct{} // closed at the first Read: the interpreter is ready
+	waitOnce sync.Once
+	jobs     chan []byte
+	gone     <-chan struct{} // the instance's ctx.Done
+	buf      []byte
+	fed      bool
+}
+
+func newJobReader(gone <-chan struct{}) *jobReader {
+	return &jobReader{waiting: make(chan struct{}), jobs: make(chan []byte, 1), gone: gone}
+}
+
+func (r *jobReader) feed(payload []byte) { r.jobs <- payload }
+
+// Read implements io.Reader; only the guest's goroutine calls it.
+func (r *jobReader) Read(p []byte) (int, error) {
+	if !r.fed {
+		r.waitOnce.Do(func() { close(r.waiting) })
+		select {
+		case r.buf = <-r.jobs:
+			r.fed = true
+		case <-r.gone:
+			return 0, io.EOF
+		}
+	}
+	if len(r.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// cappedBuffer keeps the first limit bytes written to it and drops the
+// rest, growing its storage no further than limit. Only the guest's
+// goroutine writes; String is called after the guest has exited.
+type cappedBuffer struct {
+	buf       []byte
+	limit     int
+	truncated bool
+}
+
+func newCappedBuffer(limit int) *cappedBuffer { return &cappedBuffer{limit: limit} }
+
+// Write implements io.Writer. It never fails, so a program that prints
+// past the cap keeps running, as it would with a closed pipe ignored.
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	room := b.limit - len(b.buf)
+	if len(p) > room {
+		b.truncated = true
+	}
+	keep := p[:min(len(p), room)]
+	if len(keep) == 0 {
+		return len(p), nil
+	}
+	if need := len(b.buf) + len(keep); need > cap(b.buf) {
+		grown := make([]byte, len(b.buf), min(b.limit, max(need, 2*cap(b.buf), 512)))
+		copy(grown, b.buf)
+		b.buf = grown
+	}
+	b.buf = append(b.buf, keep...)
+	return len(p), nil
+}
+
+// String returns the kept output; when it was cut, a multi-byte character
+// split by the cut is dropped so the result stays valid UTF-8.
+func (b *cappedBuffer) String() string {
+	out := b.buf
+	if b.truncated {
+		for i := 1; i < utf8.UTFMax && i <= len(out); i++ {
+			if r := out[len(out)-i]; utf8.RuneStart(r) {
+				if !utf8.FullRune(out[len(out)-i:]) {
+					out = out[:len(out)-i]
+				}
+				break
+			}
+		}
+	}
+	return string(out)
+}
+
+// jobClock is the guest's monotonic clock: it reads zero until the job
+// begins and then the time since, so a job learns neither the host's uptime
+// nor how long its interpreter waited in the pool.
+type jobClock struct {
+	base  time.Time
+	start *atomic.Int64 // ns since base at which the job began; -1 before
+}
+
+func newJobClock() jobClock {
+	c := jobClock{base: time.Now(), start: new(atomic.Int64)}
+	c.start.Store(-1)
+	return c
+}
+
+func (c jobClock) begin() { c.start.Store(int64(time.Since(c.base))) }
+
+func (c jobClock) nanotime() int64 {
+	start := c.start.Load()
+	if start < 0 {
+		return 0
+	}
+	return int64(time.Since(c.base)) - start
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+const (
+	// DefaultPoolSize is the number of pre-started interpreters. Two keep
+	// the warm latency on a small machine while holding only ~2x the
+	// interpreter's resident memory idle.
+	DefaultPoolSize = 2
+	// DefaultMemoryLimitMB caps each instance's linear memory.
+	DefaultMemoryLimitMB = 256
+	// DefaultOutputLimit caps stdout and stderr of a job, each, in bytes.
+	DefaultOutputLimit = 256 << 10
+
+	// maxPoolSize bounds idle instances: each holds its memory while idle.
+	maxPoolSize = 64
+	// minMemoryLimitMB is about what CPython needs to start (the build
+	// asks for ~11 MiB up front, then grows).
+	minMemoryLimitMB = 32
+	// maxMemoryLimitMB is wasm32's 4 GiB address space.
+	maxMemoryLimitMB = 4096
+	// maxOutputLimit keeps a Result a reasonable HTTP response.
+	maxOutputLimit = 64 << 20
+
+	wasmPageSize = 65536
+)
+
+// config is what the options set; defaultConfig gives its defaults.
+type config struct {
+	cacheDir    string
+	poolSize    int
+	memoryMB    int
+	outputLimit int
+}
+
+func defaultConfig() config {
+	return config{
+		poolSize:    DefaultPoolSize,
+		memoryMB:    DefaultMemoryLimitMB,
+		outputLimit: DefaultOutputLimit,
+	}
+}
+
+func (c config) validate() error {
+	switch {
+	case c.poolSize < 0 || c.poolSize > maxPoolSize:
+		return fmt.Errorf("sandbox option WithPoolSize: %d is outside [0, %d]", c.poolSize, maxPoolSize)
+	case c.memoryMB < minMemoryLimitMB || c.memoryMB > maxMemoryLimitMB:
+		return fmt.Errorf("sandbox option WithMemoryLimitMB: %d is outside [%d, %d]", c.memoryMB, minMemoryLimitMB, maxMemoryLimitMB)
+	case c.outputLimit < 1 || c.outputLimit > maxOutputLimit:
+		return fmt.Errorf("sandbox option WithOutputLimit: %d is outside [1, %d]", c.outputLimit, maxOutputLimit)
+	}
+	return nil
+}
+
+// Option configures a Sandbox.
+type Option func(*config) error
+
+// WithCacheDir keeps the compiled module in dir (created if missing), e.g.
+// <repo>/cache/wazero, so a later New skips the several-second compile.
+// Defaults to no disk cache: every New compiles.
+func WithCacheDir(dir string) Option {
+	return func(c *config) error {
+		if dir == "" {
+			return fmt.Errorf("sandbox option WithCacheDir: empty directory")
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fmt.Errorf("sandbox option WithCacheDir %s: %w", dir, err)
+		}
+		c.cacheDir = abs
+		return nil
+	}
+}
+
+// WithPoolSize sets how many interpreters wait pre-started for a job; 0
+// disables the pool, so each job pays CPython's start-up. Defaults to
+// DefaultPoolSize (2).
+func WithPoolSize(n int) Option {
+	return func(c *config) error {
+		c.poolSize = n
+		return nil
+	}
+}
+
+// WithMemoryLimitMB caps each instance's linear memory in MiB: a program
+// that allocates more gets MemoryError and exits 1. Defaults to
+// DefaultMemoryLimitMB (256).
+func WithMemoryLimitMB(n int) Option {
+	return func(c *config) error {
+		c.memoryMB = n
+		return nil
+	}
+}
+
+// WithOutputLimit caps stdout and stderr of a job at n bytes each (the
+// per-listing cap); beyond it output is dropped and Result.Truncated set.
+// Defaults to DefaultOutputLimit (256 KiB).
+func WithOutputLimit(bytes int) Option {
+	return func(c *config) error {
+		c.outputLimit = bytes
+		return nil
+	}
+}

