@@ -212,7 +212,7 @@ func TestExtractSSRFRefused(t *testing.T) {
 	other := fixtureServer(t)
 	port := serverAddr(t, srv).Port()
 	resolver := fixedResolver{
-		"rebind.example": {netip.MustParseAddr("127.0.0.1")},
+		"rebind.example":  {netip.MustParseAddr("127.0.0.1")},
 		"private.example": {netip.MustParseAddr("10.0.0.7")},
 		"mapped.example":  {netip.MustParseAddr("::ffff:127.0.0.1")},
 	}
