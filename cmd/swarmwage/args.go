@@ -36,7 +36,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			rest = rest[n:]
 			continue
 		}
-		cmd := findCommand(cmds, tok)
+		cmd := lookupCommand(cmds, tok)
 		if cmd == nil {
 			break
 		}
@@ -92,7 +92,7 @@ func flagArity(flags []cli.Flag, tok string) int {
 	return 1 // unknown: let the parser report it
 }
 
-func findCommand(cmds []*cli.Command, name string) *cli.Command {
+func lookupCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {
 		if c.HasName(name) {
 			return c

@@ -83,7 +83,14 @@ func repoDir(c *cli.Context) (string, error) {
 
 // commands lists every top-level command; the tree is assembled here only.
 func commands() []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		initCommand(),
+		daemonCommand(),
+		idCommand(),
+		peersCommand(),
+		sellCommand(),
+		findCommand(),
+	}
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

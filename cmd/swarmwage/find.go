@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+func findCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "find",
+		Usage:     "find sellers of a capability (or of a domain prefix such as 'text'); needs a running daemon",
+		ArgsUsage: "CAP",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many sellers"},
+			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after this long"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("find needs exactly one capability ID, as: find text.summarize.short")
+			}
+			capID := c.Args().First()
+			if err := verify.CheckID(capID); err != nil && verify.CheckPrefix(capID) != nil {
+				return usageErr(err)
+			}
+			limit, timeout := c.Int("limit"), c.Duration("timeout")
+			if limit < 1 || limit > 200 {
+				return usageErrf("--limit %d: want 1 to 200", limit)
+			}
+			if timeout <= 0 || timeout > 2*time.Minute {
+				return usageErrf("--timeout %s: want more than 0 and at most 2m", timeout)
+			}
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			info, err := cl.Find(c.Context, capID, limit, timeout)
+			if err != nil {
+				return apiUsage(err)
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, info)
+			}
+			printFind(c, info)
+			return nil
+		},
+	}
+}
+
+func printFind(c *cli.Context, info node.FindInfo) {
+	w := c.App.Writer
+	if len(info.Sellers) == 0 {
+		fmt.Fprintf(w, "no sellers of %s found", info.Capability)
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tADDRESS\n")
+		for _, s := range info.Sellers {
+			addr := ""
+			if len(s.Addrs) > 0 {
+				addr = s.Addrs[0]
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, addr)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "%d seller(s)", len(info.Sellers))
+	}
+	if info.Rejected > 0 {
+		fmt.Fprintf(w, "; %d rejected (bad or mismatching signed listing)", info.Rejected)
+	}
+	fmt.Fprintln(w)
+}

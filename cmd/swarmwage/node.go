@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/node"
+)
+
+const (
+	networkFlag   = "network"
+	listenFlag    = "listen"
+	bootstrapFlag = "bootstrap"
+	apiFlag       = "api"
+)
+
+func initCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "create a repo: identity key, config.toml and database",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: networkFlag, Value: node.DefaultNetwork, Usage: "network to join: 'amino' (public) or a private network name"},
+			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; default TCP and QUIC on all interfaces, port 4747)"},
+			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable)"},
+			&cli.StringFlag{Name: apiFlag, Value: node.DefaultAPIAddr, Usage: "control API address on loopback"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrf("init takes no arguments, got %q", c.Args().First())
+			}
+			dir, err := repoDir(c)
+			if err != nil {
+				return err
+			}
+			cfg := node.DefaultConfig(c.String(networkFlag))
+			if l := c.StringSlice(listenFlag); len(l) > 0 {
+				cfg.Listen = l
+			}
+			cfg.Bootstrap = c.StringSlice(bootstrapFlag)
+			cfg.API = c.String(apiFlag)
+			repo, err := node.Init(dir, cfg)
+			if err != nil {
+				return usageErr(err)
+			}
+			res := struct {
+				Repo    string `json:"repo"`
+				PeerID  string `json:"peer_id"`
+				Network string `json:"network"`
+			}{dir, repo.ID.String(), cfg.Network}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, res)
+			}
+			fmt.Fprintf(c.App.Writer, "initialized swarmwage repo at %s\npeer id: %s\nnetwork: %s\nnext: swarmwage daemon\n", res.Repo, res.PeerID, res.Network)
+			return nil
+		},
+	}
+}
+
+func daemonCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "daemon",
+		Usage:     "run the node until SIGINT or SIGTERM",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: networkFlag, Usage: "override the repo's network"},
+			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; overrides config)"},
+			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable; overrides config)"},
+			&cli.StringFlag{Name: apiFlag, Usage: "control API host:port on loopback (port 0: any free port)"},
+			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
+			jsonOutFlag(),
+		},
+		Action: runDaemon,
+	}
+}
+
+func runDaemon(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrf("daemon takes no arguments, got %q", c.Args().First())
+	}
+	repo, err := openRepo(c)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return usageErrf("--log-level %q: want debug, info, warn or error", c.String("log-level"))
+	}
+	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
+	opts := node.Options{
+		Network:   c.String(networkFlag),
+		Listen:    c.StringSlice(listenFlag),
+		Bootstrap: c.StringSlice(bootstrapFlag),
+		API:       c.String(apiFlag),
+		Logger:    logger,
+	}
+	ctx, cancel := signalContext(c)
+	defer cancel()
+	n, err := node.New(ctx, repo, opts)
+	if err != nil {
+		if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, dht.ErrNoNetwork) || strings.Contains(err.Error(), "config ") {
+			return usageErr(err)
+		}
+		return err
+	}
+	defer n.Close()
+	if err := n.Start(ctx); err != nil {
+		return err
+	}
+	info, err := n.ID(ctx)
+	if err != nil {
+		return err
+	}
+	if c.Bool(jsonFlag) {
+		if err := printJSON(c, struct {
+			node.IDInfo
+			API string `json:"api"`
+		}{info, n.APIURL()}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.App.Writer, "Daemon is ready: peer %s on network %s, control API %s\n", info.PeerID, info.Network, n.APIURL())
+		for _, a := range info.Addrs {
+			fmt.Fprintf(c.App.Writer, "  listening on %s\n", a)
+		}
+	}
+	if f, ok := c.App.Writer.(*os.File); ok {
+		_ = f.Sync()
+	}
+	<-ctx.Done()
+	fmt.Fprintln(c.App.ErrWriter, "shutting down")
+	return n.Close()
+}
+
+func idCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "id",
+		Usage:     "show this node's peer ID, addresses, network and listings",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			info, err := nodeID(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, info)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "peer id:  %s\nnetwork:  %s\nonline:   %v\n", info.PeerID, info.Network, info.Online)
+			for _, a := range info.Addrs {
+				fmt.Fprintf(w, "address:  %s\n", a)
+			}
+			for _, l := range info.Listings {
+				fmt.Fprintf(w, "selling:  %s\n", l)
+			}
+			return nil
+		},
+	}
+}
+
+// nodeID asks the daemon, or describes the repo offline (addresses from the
+// config) when none runs.
+func nodeID(c *cli.Context) (node.IDInfo, error) {
+	repo, err := openRepo(c)
+	if err != nil {
+		return node.IDInfo{}, err
+	}
+	cl, err := daemonClient(c)
+	if err != nil {
+		return node.IDInfo{}, err
+	}
+	if cl != nil {
+		return cl.ID(c.Context)
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return node.IDInfo{}, err
+	}
+	defer l.Close()
+	return node.OfflineID(c.Context, repo, l.Store)
+}
+
+func peersCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "peers",
+		Usage:     "list connected peers (needs a running daemon)",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			info, err := cl.Peers(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, info)
+			}
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "PEER\tADDRESS\n")
+			for _, p := range info.Peers {
+				fmt.Fprintf(tw, "%s\t%s\n", p.PeerID, strings.Join(p.Addrs, " "))
+			}
+			fmt.Fprintf(tw, "%d connected, %d in the DHT routing table\n", len(info.Peers), info.RoutingTable)
+			return tw.Flush()
+		},
+	}
+}

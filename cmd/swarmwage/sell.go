@@ -1,0 +1,203 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+func sellCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sell",
+		Usage: "manage what this node sells",
+		Subcommands: []*cli.Command{
+			sellAddCommand(),
+			sellListCommand(),
+			sellRemoveCommand(),
+		},
+	}
+}
+
+func sellAddCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "list a capability for sale (announced at once when a daemon runs, else when it starts)",
+		ArgsUsage: "CAP",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "price", Required: true, Usage: "price per job in credits, e.g. 0.05"},
+			&cli.StringFlag{Name: "handler", Value: market.HandlerBuiltin, Usage: "what runs the jobs: builtin, exec:CMD or http:URL"},
+			&cli.StringFlag{Name: "input-schema", Usage: "JSON Schema file of the input (capabilities outside the taxonomy only)"},
+			&cli.StringFlag{Name: "output-schema", Usage: "JSON Schema file of the output (capabilities outside the taxonomy only)"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			req, err := addListingRequest(c)
+			if err != nil {
+				return err
+			}
+			info, err := addListing(c, req)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, info)
+			}
+			fmt.Fprintf(c.App.Writer, "selling %s at %s credits (handler %s)\n", info.Capability, info.Price, info.Handler)
+			return nil
+		},
+	}
+}
+
+// addListingRequest checks the flags and argument of 'sell add'.
+func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
+	if c.NArg() != 1 {
+		return node.AddListingRequest{}, usageErrf("sell add needs exactly one capability ID, as: sell add --price 0.05 CAP")
+	}
+	req := node.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler")}
+	if err := verify.CheckID(req.Capability); err != nil {
+		return req, usageErr(err)
+	}
+	if _, err := escrow.ParseAmount(req.Price); err != nil {
+		return req, usageErrf("--price %q: %v", req.Price, err)
+	}
+	if _, err := market.ParseHandler(req.Handler); err != nil {
+		return req, usageErrf("--handler: %v", err)
+	}
+	for _, f := range []struct {
+		flag string
+		dst  *[]byte
+	}{{"input-schema", &req.InputSchema}, {"output-schema", &req.OutputSchema}} {
+		if path := c.String(f.flag); path != "" {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return req, usageErrf("--%s: %v", f.flag, err)
+			}
+			*f.dst = data
+		}
+	}
+	return req, nil
+}
+
+func addListing(c *cli.Context, req node.AddListingRequest) (node.ListingInfo, error) {
+	cl, err := daemonClient(c)
+	if err != nil {
+		return node.ListingInfo{}, err
+	}
+	if cl != nil {
+		info, err := cl.AddListing(c.Context, req)
+		return info, apiUsage(err)
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return node.ListingInfo{}, err
+	}
+	defer l.Close()
+	info, err := node.AddListingLocal(c.Context, l.Store, req)
+	return info, apiUsage(err)
+}
+
+// apiUsage maps a 400 answer of the control API to a usage error.
+func apiUsage(err error) error {
+	var ae *node.APIError
+	if errors.As(err, &ae) && ae.Status == 400 {
+		return usageErr(err)
+	}
+	if errors.Is(err, verify.ErrInvalidID) || errors.Is(err, node.ErrBadRequest) {
+		return usageErr(err)
+	}
+	return err
+}
+
+func sellListCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list what this node sells",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			info, err := listings(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, info)
+			}
+			if len(info.Listings) == 0 {
+				fmt.Fprintln(c.App.Writer, "nothing listed; add one with: swarmwage sell add --price 0.05 compute.statistics.mean")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "CAPABILITY\tPRICE\tHANDLER\n")
+			for _, l := range info.Listings {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Capability, l.Price, l.Handler)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func listings(c *cli.Context) (node.ListingsInfo, error) {
+	cl, err := daemonClient(c)
+	if err != nil {
+		return node.ListingsInfo{}, err
+	}
+	if cl != nil {
+		return cl.Listings(c.Context)
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return node.ListingsInfo{}, err
+	}
+	defer l.Close()
+	return node.Listings(c.Context, l.Store)
+}
+
+func sellRemoveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "remove",
+		Usage:     "stop selling a capability",
+		ArgsUsage: "CAP",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("sell remove needs exactly one capability ID")
+			}
+			capID := c.Args().First()
+			if err := verify.CheckID(capID); err != nil {
+				return usageErr(err)
+			}
+			if err := removeListing(c, capID); err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, map[string]string{"removed": capID})
+			}
+			fmt.Fprintf(c.App.Writer, "no longer selling %s\n", capID)
+			return nil
+		},
+	}
+}
+
+func removeListing(c *cli.Context, capID string) error {
+	cl, err := daemonClient(c)
+	if err != nil {
+		return err
+	}
+	if cl != nil {
+		return cl.RemoveListing(c.Context, capID)
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	return l.Store.Delete(c.Context, capID)
+}

@@ -1,0 +1,126 @@
+package market
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+)
+
+// agentClient talks to other sellers' agent endpoints over libp2p streams.
+type agentClient struct {
+	http *libp2phttp.Host
+}
+
+// do sends one request to seller's agent endpoint and decodes a JSON
+// response of at most limit bytes into out. It returns the status code and
+// the round-trip time.
+func (c *agentClient) do(ctx context.Context, seller peer.AddrInfo, method, path string, body io.Reader, limit int64, out any) (int, time.Duration, error) {
+	rt, err := c.http.NewConstrainedRoundTripper(seller)
+	if err != nil {
+		return 0, 0, fmt.Errorf("reach %s: %w", seller.ID, err)
+	}
+	// Over a libp2p stream the host part only names the peer; the path is
+	// what the seller routes on.
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+seller.ID.String()+AgentPath+path, body)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s at %s: %w", method, path, seller.ID, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	rtt := time.Since(start)
+	if err != nil {
+		return resp.StatusCode, rtt, fmt.Errorf("%s %s at %s: read body: %w", method, path, seller.ID, err)
+	}
+	if int64(len(data)) > limit {
+		return resp.StatusCode, rtt, fmt.Errorf("%s %s at %s: response over %d bytes", method, path, seller.ID, limit)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e errorBody
+		_ = json.Unmarshal(data, &e)
+		return resp.StatusCode, rtt, &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, rtt, fmt.Errorf("%s %s at %s: decode response: %w", method, path, seller.ID, err)
+		}
+	}
+	return resp.StatusCode, rtt, nil
+}
+
+// StatusError is a non-2xx answer of a seller's agent endpoint.
+type StatusError struct {
+	Code    int
+	Message string
+	Reasons []string
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("seller answered %d %s", e.Code, http.StatusText(e.Code))
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	for _, r := range e.Reasons {
+		msg += "; " + r
+	}
+	return msg
+}
+
+// fetchListing fetches and verifies seller's listing of capID.
+func (c *agentClient) fetchListing(ctx context.Context, seller peer.AddrInfo, capID string) (SignedListing, time.Duration, error) {
+	var raw json.RawMessage
+	_, rtt, err := c.do(ctx, seller, http.MethodGet, "/capabilities/"+capID, nil, maxListingSize, &raw)
+	if err != nil {
+		return SignedListing{}, rtt, err
+	}
+	s, err := DecodeSignedListing(raw)
+	if err != nil {
+		return SignedListing{}, rtt, err
+	}
+	if err := s.Verify(seller.ID, capID); err != nil {
+		return SignedListing{}, rtt, err
+	}
+	return s, rtt, nil
+}
+
+// fetchListings fetches every listing of seller under prefix and verifies
+// each; listings that fail are counted in rejected.
+func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, prefix string) (out []SignedListing, rejected int, rtt time.Duration, err error) {
+	var resp struct {
+		Listings []json.RawMessage `json:"listings"`
+	}
+	_, rtt, err = c.do(ctx, seller, http.MethodGet, "/capabilities", nil, maxListingsSize, &resp)
+	if err != nil {
+		return nil, 0, rtt, err
+	}
+	for _, raw := range resp.Listings {
+		s, err := DecodeSignedListing(raw)
+		if err != nil {
+			rejected++
+			continue
+		}
+		if !strings.HasPrefix(s.Listing.Capability, prefix+".") {
+			continue
+		}
+		if err := s.Verify(seller.ID, prefix); err != nil {
+			rejected++
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, rejected, rtt, nil
+}

@@ -1,0 +1,101 @@
+package market
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Seller is a seller found for a capability, with its verified listing.
+type Seller struct {
+	Peer    peer.AddrInfo
+	Listing SignedListing
+	RTT     time.Duration
+}
+
+// FindResult is the answer to a search: verified sellers, cheapest first,
+// and how many candidates were rejected (unreachable sellers are not
+// counted; sellers whose listing is forged, mis-signed or for something else
+// are).
+type FindResult struct {
+	Capability string
+	Sellers    []Seller
+	Rejected   int
+}
+
+// Find returns up to limit sellers of capID whose signed listings check out,
+// cheapest first, then fastest. capID may be a prefix such as "text", which
+// finds the sellers of every capability under it.
+func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult, error) {
+	cands, err := m.routing.FindSellers(ctx, capID, limit)
+	if err != nil {
+		return FindResult{}, fmt.Errorf("find %s: %w", capID, err)
+	}
+	res := FindResult{Capability: capID}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fetchConcurrency)
+	for _, c := range cands {
+		wg.Add(1)
+		go func(c peer.AddrInfo) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			found, rejected := m.checkSeller(ctx, c, capID)
+			mu.Lock()
+			res.Sellers = append(res.Sellers, found...)
+			res.Rejected += rejected
+			mu.Unlock()
+		}(c)
+	}
+	wg.Wait()
+	sort.SliceStable(res.Sellers, func(i, j int) bool {
+		a, b := res.Sellers[i], res.Sellers[j]
+		if a.Listing.Listing.Price != b.Listing.Listing.Price {
+			return a.Listing.Listing.Price < b.Listing.Listing.Price
+		}
+		return a.RTT < b.RTT
+	})
+	return res, nil
+}
+
+// checkSeller fetches and verifies one candidate's listing(s) of capID.
+func (m *Market) checkSeller(ctx context.Context, c peer.AddrInfo, capID string) ([]Seller, int) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	s, rtt, err := m.client.fetchListing(ctx, c, capID)
+	if err == nil {
+		return []Seller{{Peer: c, Listing: s, RTT: rtt}}, 0
+	}
+	var se *StatusError
+	if errors.As(err, &se) && se.Code == http.StatusNotFound {
+		// Not sold under this exact ID: capID may be a prefix, or the
+		// seller withdrew it and its provider record has not expired.
+		list, rejected, rtt, err := m.client.fetchListings(ctx, c, capID)
+		if err != nil {
+			m.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
+			return nil, 0
+		}
+		out := make([]Seller, 0, len(list))
+		for _, l := range list {
+			out = append(out, Seller{Peer: c, Listing: l, RTT: rtt})
+		}
+		return out, rejected
+	}
+	if errors.Is(err, ErrBadSignature) || errors.Is(err, ErrListingMismatch) || errors.Is(err, ErrMalformedListing) {
+		m.log.Debug("rejected listing", "remote_peer", c.ID, "capability", capID, "err", err)
+		return nil, 1
+	}
+	m.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
+	return nil, 0
+}

@@ -1,0 +1,171 @@
+package market
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/skillcard"
+)
+
+var (
+	// ErrBadSignature is returned when a signed object does not verify
+	// against its signer's key.
+	ErrBadSignature = errors.New("bad signature")
+	// ErrListingMismatch is returned when a listing is valid but is not the
+	// one asked for: another seller's, or another capability's.
+	ErrListingMismatch = errors.New("listing does not match the request")
+	// ErrMalformedListing is returned when a peer's listing cannot be decoded.
+	ErrMalformedListing = errors.New("malformed listing")
+	// ErrNotListed is returned when this node does not sell a capability.
+	ErrNotListed = errors.New("capability not listed")
+)
+
+// Handler kinds a listing can be bound to.
+const (
+	HandlerBuiltin   = "builtin"
+	HandlerExec      = "exec"
+	HandlerHTTP      = "http"
+	HandlerSkillCard = "skillcard"
+)
+
+// Listing is a seller's offer: one capability at one price. It is what buyers
+// see; how the seller runs the job (HandlerConfig) stays private.
+type Listing struct {
+	Version             int             `json:"v"`
+	Capability          string          `json:"capability"`
+	Price               int64           `json:"-"`
+	Handler             string          `json:"handler"`
+	InputSchema         json.RawMessage `json:"input_schema,omitempty"`
+	OutputSchema        json.RawMessage `json:"output_schema,omitempty"`
+	Seller              peer.ID         `json:"seller"`
+	CreatedAt           time.Time       `json:"created_at"`
+	SkillCardHash       string          `json:"skillcard_hash,omitempty"`
+	RiskTier            int             `json:"risk_tier,omitempty"`
+	RequiredPermissions []string        `json:"required_permissions,omitempty"`
+}
+
+// listingJSON is Listing on the wire: the price as a decimal string, since
+// stable JSON writes numbers as JavaScript does and int64 micro-credits
+// beyond 2^53 would lose precision.
+type listingJSON struct {
+	listingAlias
+	Price string `json:"price"`
+}
+
+type listingAlias Listing
+
+// MarshalJSON writes the price as a decimal credit string.
+func (l Listing) MarshalJSON() ([]byte, error) {
+	return json.Marshal(listingJSON{listingAlias: listingAlias(l), Price: escrow.FormatAmount(l.Price)})
+}
+
+// UnmarshalJSON reads the price from a decimal credit string.
+func (l *Listing) UnmarshalJSON(b []byte) error {
+	var w listingJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	price, err := escrow.ParseAmount(w.Price)
+	if err != nil {
+		return fmt.Errorf("listing price: %w", err)
+	}
+	*l = Listing(w.listingAlias)
+	l.Price = price
+	return nil
+}
+
+// SignedListing is a Listing with the seller's signature over its stable JSON.
+type SignedListing struct {
+	Listing   Listing `json:"listing"`
+	Signature string  `json:"signature"`
+}
+
+// signStable signs the stable JSON of v with key, returning base64.
+func signStable(key crypto.PrivKey, v any) (string, error) {
+	data, err := skillcard.StableJSON(v)
+	if err != nil {
+		return "", err
+	}
+	sig, err := key.Sign(data)
+	if err != nil {
+		return "", fmt.Errorf("sign: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(sig), nil
+}
+
+// verifyStable checks that sig is signer's signature over the stable JSON of v.
+func verifyStable(signer peer.ID, v any, sig string) error {
+	pub, err := signer.ExtractPublicKey()
+	if err != nil {
+		return fmt.Errorf("%w: no public key in signer %s: %v", ErrBadSignature, signer, err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(sig)
+	if err != nil {
+		return fmt.Errorf("%w: signature is not base64", ErrBadSignature)
+	}
+	data, err := skillcard.StableJSON(v)
+	if err != nil {
+		return err
+	}
+	ok, err := pub.Verify(data, raw)
+	if err != nil || !ok {
+		return fmt.Errorf("%w: not signed by %s", ErrBadSignature, signer)
+	}
+	return nil
+}
+
+// SignListing signs l with key. l.Seller must be key's peer ID.
+func SignListing(key crypto.PrivKey, l Listing) (SignedListing, error) {
+	id, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		return SignedListing{}, fmt.Errorf("sign listing: %w", err)
+	}
+	if l.Seller != id {
+		return SignedListing{}, fmt.Errorf("sign listing %s: seller %s is not the signing key's peer %s", l.Capability, l.Seller, id)
+	}
+	sig, err := signStable(key, l)
+	if err != nil {
+		return SignedListing{}, fmt.Errorf("sign listing %s: %w", l.Capability, err)
+	}
+	return SignedListing{Listing: l, Signature: sig}, nil
+}
+
+// Verify checks the listing's signature and that it is seller's listing of
+// capability capID (or, when capID is a prefix such as "text", of a
+// capability under it).
+func (s SignedListing) Verify(seller peer.ID, capID string) error {
+	l := s.Listing
+	if l.Seller != seller {
+		return fmt.Errorf("%w: listing names seller %s, fetched from %s", ErrListingMismatch, l.Seller, seller)
+	}
+	if l.Capability != capID && !strings.HasPrefix(l.Capability, capID+".") {
+		return fmt.Errorf("%w: listing is for %q, asked for %q", ErrListingMismatch, l.Capability, capID)
+	}
+	if l.Version != listingVersion {
+		return fmt.Errorf("%w: unsupported listing version %d", ErrListingMismatch, l.Version)
+	}
+	if l.Price <= 0 {
+		return fmt.Errorf("%w: price must be positive", ErrListingMismatch)
+	}
+	return verifyStable(seller, l, s.Signature)
+}
+
+// DecodeSignedListing parses a signed listing read from a peer.
+func DecodeSignedListing(data []byte) (SignedListing, error) {
+	if len(data) > maxListingSize {
+		return SignedListing{}, fmt.Errorf("%w: %d bytes is over the %d byte limit", ErrMalformedListing, len(data), maxListingSize)
+	}
+	var s SignedListing
+	if err := json.Unmarshal(data, &s); err != nil {
+		return SignedListing{}, fmt.Errorf("%w: %v", ErrMalformedListing, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,132 @@
+package market
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+
+	"github.com/swarmwage/swarmwage/dht"
+)
+
+// ErrClosed is returned by calls on a closed Market.
+var ErrClosed = errors.New("market closed")
+
+// Market is one node's market: its agent endpoint (seller side) and its
+// buyer side. It is safe for concurrent use.
+type Market struct {
+	cfg     config
+	host    host.Host
+	routing *dht.Routing
+	store   *Store
+	http    *libp2phttp.Host
+	client  *agentClient
+	server  *server
+	log     *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+}
+
+// New wires a Market on h, keeping its state in db and finding sellers
+// through routing. It serves nothing until Start.
+func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, opts ...Option) (*Market, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	store, err := NewStore(db, key)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	hh := &libp2phttp.Host{StreamHost: h}
+	m := &Market{
+		cfg:     cfg,
+		host:    h,
+		routing: routing,
+		store:   store,
+		http:    hh,
+		client:  &agentClient{http: hh},
+		log:     cfg.logger,
+		ctx:     ctx,
+		cancel:  cancel,
+	}
+	m.server = newServer(store, h.ID(), cfg.logger, cfg.runtime)
+	return m, nil
+}
+
+// Start serves the agent endpoint and announces every stored listing.
+func (m *Market) Start(ctx context.Context) error {
+	m.http.SetHTTPHandlerAtPath(AgentProtocolID, AgentPath, m.server)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.http.Serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.log.Error("agent endpoint stopped", "err", err)
+		}
+	}()
+	offers, err := m.store.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range offers {
+		if err := m.routing.Announce(ctx, o.Signed.Listing.Capability); err != nil {
+			return fmt.Errorf("announce %s: %w", o.Signed.Listing.Capability, err)
+		}
+	}
+	return nil
+}
+
+// Close stops the agent endpoint. It is idempotent.
+func (m *Market) Close() error {
+	m.closeOnce.Do(func() {
+		m.cancel()
+		m.http.Close()
+		m.wg.Wait()
+	})
+	return nil
+}
+
+// Handler is the agent endpoint as a plain http.Handler, for serving it on
+// TCP to HTTP-only buyers.
+func (m *Market) Handler() http.Handler { return m.server }
+
+// Store is the offer store.
+func (m *Market) Store() *Store { return m.store }
+
+// AddListing stores a signed offer and announces it.
+func (m *Market) AddListing(ctx context.Context, p ListingParams) (Offer, error) {
+	o, err := m.store.Put(ctx, p)
+	if err != nil {
+		return Offer{}, err
+	}
+	if err := m.routing.Announce(ctx, p.Capability); err != nil {
+		return Offer{}, fmt.Errorf("announce %s: %w", p.Capability, err)
+	}
+	return o, nil
+}
+
+// RemoveListing removes an offer and stops announcing it.
+func (m *Market) RemoveListing(ctx context.Context, capID string) error {
+	if err := m.store.Delete(ctx, capID); err != nil {
+		return err
+	}
+	m.routing.Withdraw(capID)
+	return nil
+}

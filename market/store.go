@@ -1,0 +1,292 @@
+package market
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+// offerVersion is the schema version of stored offers.
+const offerVersion = 1
+
+// openSchema is the schema of a non-taxonomy capability whose seller gave
+// none: any JSON object.
+var openSchema = json.RawMessage(`{"type":"object"}`)
+
+// HandlerConfig says how the seller runs jobs of a listing. It never leaves
+// the seller's node.
+type HandlerConfig struct {
+	Kind string `json:"kind"`
+	// Command is the argv of an exec handler; input JSON goes to its stdin.
+	Command []string `json:"command,omitempty"`
+	// URL receives the input JSON of an http handler as a POST.
+	URL string `json:"url,omitempty"`
+	// SkillCard is the card JSON of a skillcard handler.
+	SkillCard json.RawMessage `json:"skillcard,omitempty"`
+}
+
+// String is the handler as the CLI writes it: builtin, exec:CMD, http:URL.
+func (h HandlerConfig) String() string {
+	switch h.Kind {
+	case HandlerExec:
+		return HandlerExec + ":" + strings.Join(h.Command, " ")
+	case HandlerHTTP:
+		return HandlerHTTP + ":" + h.URL
+	default:
+		return h.Kind
+	}
+}
+
+// ParseHandler parses a handler flag: "builtin", "exec:CMD ARGS..." (split
+// into argv like a shell would split words, but never run by a shell) or
+// "http:URL".
+func ParseHandler(spec string) (HandlerConfig, error) {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case HandlerBuiltin:
+		if arg != "" {
+			return HandlerConfig{}, fmt.Errorf("handler %q: builtin takes no argument", spec)
+		}
+		return HandlerConfig{Kind: HandlerBuiltin}, nil
+	case HandlerExec:
+		argv, err := SplitCommand(arg)
+		if err != nil {
+			return HandlerConfig{}, fmt.Errorf("handler %q: %w", spec, err)
+		}
+		if len(argv) == 0 {
+			return HandlerConfig{}, fmt.Errorf("handler %q: exec needs a command, as exec:CMD", spec)
+		}
+		return HandlerConfig{Kind: HandlerExec, Command: argv}, nil
+	case HandlerHTTP:
+		u, err := url.Parse(arg)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return HandlerConfig{}, fmt.Errorf("handler %q: http needs an http:// or https:// URL, as http:URL", spec)
+		}
+		return HandlerConfig{Kind: HandlerHTTP, URL: arg}, nil
+	default:
+		return HandlerConfig{}, fmt.Errorf("handler %q: unknown kind %q (want builtin, exec:CMD or http:URL)", spec, kind)
+	}
+}
+
+// SplitCommand splits a command line into argv: words separated by spaces,
+// single or double quotes group words, backslash escapes the next character.
+func SplitCommand(s string) ([]string, error) {
+	var (
+		argv  []string
+		cur   strings.Builder
+		inArg bool
+		quote rune
+	)
+	runes := []rune(s)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case r == '\\' && quote != '\'':
+			if i+1 == len(runes) {
+				return nil, errors.New("command ends with a backslash")
+			}
+			i++
+			cur.WriteRune(runes[i])
+			inArg = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '"' || r == '\'':
+			quote = r
+			inArg = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inArg {
+				argv = append(argv, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote in command", quote)
+	}
+	if inArg {
+		argv = append(argv, cur.String())
+	}
+	return argv, nil
+}
+
+// Offer is a listing as the seller stores it: the signed listing buyers see
+// and the handler that runs its jobs.
+type Offer struct {
+	Version int           `json:"v"`
+	Signed  SignedListing `json:"signed"`
+	Handler HandlerConfig `json:"handler"`
+}
+
+// ListingParams is what a seller gives to list a capability.
+type ListingParams struct {
+	Capability string
+	Price      int64
+	Handler    HandlerConfig
+	// InputSchema and OutputSchema are used for capabilities outside the
+	// taxonomy; standard capabilities always use the taxonomy's schemas.
+	InputSchema, OutputSchema json.RawMessage
+	SkillCardHash             string
+	RiskTier                  int
+	RequiredPermissions       []string
+}
+
+// Store keeps a seller's offers in Badger. It works without the network, so
+// the CLI can edit listings while no daemon runs. Safe for concurrent use.
+type Store struct {
+	db   *badger.DB
+	key  crypto.PrivKey
+	self peer.ID
+	now  func() time.Time
+}
+
+// NewStore returns the offer store of the node with key.
+func NewStore(db *badger.DB, key crypto.PrivKey) (*Store, error) {
+	id, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("listing store: %w", err)
+	}
+	return &Store{db: db, key: key, self: id, now: time.Now}, nil
+}
+
+// Put validates, signs and stores an offer, replacing one for the same
+// capability.
+func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
+	if err := verify.CheckID(p.Capability); err != nil {
+		return Offer{}, err
+	}
+	if p.Price <= 0 {
+		return Offer{}, fmt.Errorf("list %s: price must be greater than 0", p.Capability)
+	}
+	in, out, err := schemasFor(p)
+	if err != nil {
+		return Offer{}, fmt.Errorf("list %s: %w", p.Capability, err)
+	}
+	l := Listing{
+		Version:             listingVersion,
+		Capability:          p.Capability,
+		Price:               p.Price,
+		Handler:             p.Handler.Kind,
+		InputSchema:         in,
+		OutputSchema:        out,
+		Seller:              s.self,
+		CreatedAt:           s.now().UTC().Truncate(time.Second),
+		SkillCardHash:       p.SkillCardHash,
+		RiskTier:            p.RiskTier,
+		RequiredPermissions: p.RequiredPermissions,
+	}
+	signed, err := SignListing(s.key, l)
+	if err != nil {
+		return Offer{}, err
+	}
+	o := Offer{Version: offerVersion, Signed: signed, Handler: p.Handler}
+	val, err := json.Marshal(o)
+	if err != nil {
+		return Offer{}, fmt.Errorf("encode listing %s: %w", p.Capability, err)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(listingKey(p.Capability), val) })
+	if err != nil {
+		return Offer{}, fmt.Errorf("store listing %s: %w", p.Capability, err)
+	}
+	return o, nil
+}
+
+// schemasFor picks the schemas of a listing: the taxonomy's for standard
+// capabilities, the seller's (or an open object schema) for the others.
+func schemasFor(p ListingParams) (in, out json.RawMessage, err error) {
+	in, inErr := verify.InputSchema(p.Capability)
+	out, outErr := verify.OutputSchema(p.Capability)
+	if inErr == nil && outErr == nil {
+		if p.InputSchema != nil || p.OutputSchema != nil {
+			return nil, nil, errors.New("standard capabilities use the taxonomy's schemas; drop the schema options")
+		}
+		return in, out, nil
+	}
+	in, out = p.InputSchema, p.OutputSchema
+	for _, s := range []*json.RawMessage{&in, &out} {
+		if len(*s) == 0 {
+			*s = openSchema
+		} else if !json.Valid(*s) {
+			return nil, nil, errors.New("schema is not valid JSON")
+		}
+	}
+	return in, out, nil
+}
+
+// Get returns the offer for capID, or ErrNotListed.
+func (s *Store) Get(ctx context.Context, capID string) (Offer, error) {
+	var o Offer
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(listingKey(capID))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error { return json.Unmarshal(v, &o) })
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Offer{}, fmt.Errorf("%w: %s", ErrNotListed, capID)
+	}
+	if err != nil {
+		return Offer{}, fmt.Errorf("read listing %s: %w", capID, err)
+	}
+	return o, nil
+}
+
+// Delete removes the offer for capID, or returns ErrNotListed.
+func (s *Store) Delete(ctx context.Context, capID string) error {
+	err := s.db.Update(func(txn *badger.Txn) error {
+		if _, err := txn.Get(listingKey(capID)); err != nil {
+			return err
+		}
+		return txn.Delete(listingKey(capID))
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return fmt.Errorf("%w: %s", ErrNotListed, capID)
+	}
+	if err != nil {
+		return fmt.Errorf("remove listing %s: %w", capID, err)
+	}
+	return nil
+}
+
+// List returns every offer, ordered by capability. Corrupt records are
+// skipped, not fatal: one bad value must not hide the others.
+func (s *Store) List(ctx context.Context) ([]Offer, error) {
+	var out []Offer
+	err := s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = []byte(listingPrefix)
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(opts.Prefix); it.ValidForPrefix(opts.Prefix); it.Next() {
+			var o Offer
+			err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &o) })
+			if err != nil || o.Version != offerVersion {
+				continue
+			}
+			out = append(out, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list listings: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,334 @@
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+const (
+	// maxAPIBody caps a control API request body.
+	maxAPIBody = 1 << 20
+	// maxFindTimeout caps the timeout a find request may ask for.
+	maxFindTimeout = 2 * time.Minute
+)
+
+// apiServer is the control API: HTTP on loopback with a bearer token.
+type apiServer struct {
+	n     *Node
+	srv   *http.Server
+	url   string
+	token string
+	done  chan struct{}
+}
+
+func startAPI(n *Node) (*apiServer, error) {
+	ln, err := net.Listen("tcp", n.Config.API)
+	if err != nil {
+		return nil, fmt.Errorf("control API on %s: %w (choose another with --api, or port 0 for any free port)", n.Config.API, err)
+	}
+	tok := make([]byte, 32)
+	if _, err := rand.Read(tok); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("control API token: %w", err)
+	}
+	a := &apiServer{n: n, url: "http://" + ln.Addr().String(), token: hex.EncodeToString(tok), done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/id", a.handleID)
+	mux.HandleFunc("GET /v1/peers", a.handlePeers)
+	mux.HandleFunc("GET /v1/listings", a.handleListings)
+	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
+	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
+	mux.HandleFunc("GET /v1/find", a.handleFind)
+	a.srv = &http.Server{Handler: a.auth(mux), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(a.done)
+		_ = a.srv.Serve(ln)
+	}()
+	// The token first, then the URL: a client that sees api can read the token.
+	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+		a.close()
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *apiServer) close() error {
+	// Remove the files first so that no client picks up a dying daemon.
+	os.Remove(filepath.Join(a.n.Repo.Dir, apiFile))
+	os.Remove(filepath.Join(a.n.Repo.Dir, tokenFile))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := a.srv.Shutdown(ctx)
+	<-a.done
+	return err
+}
+
+func (a *apiServer) auth(next http.Handler) http.Handler {
+	want := []byte("Bearer " + a.token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			apiError(w, http.StatusUnauthorized, "missing or wrong bearer token (see <repo>/api.token)")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxAPIBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *apiServer) handleID(w http.ResponseWriter, r *http.Request) {
+	info, err := a.n.ID(r.Context())
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+func (a *apiServer) handlePeers(w http.ResponseWriter, r *http.Request) {
+	apiJSON(w, a.n.Peers())
+}
+
+func (a *apiServer) handleListings(w http.ResponseWriter, r *http.Request) {
+	info, err := Listings(r.Context(), a.n.Market.Store())
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
+	var req AddListingRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "decode listing request: "+err.Error())
+		return
+	}
+	p, err := req.params()
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	o, err := a.n.Market.AddListing(r.Context(), p)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, listingInfo(o))
+}
+
+func (a *apiServer) handleRemoveListing(w http.ResponseWriter, r *http.Request) {
+	if err := a.n.Market.RemoveListing(r.Context(), r.PathValue("id")); err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	capID := q.Get("capability")
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	timeout := 30 * time.Second
+	if t := q.Get("timeout"); t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 || d > maxFindTimeout {
+			apiError(w, http.StatusBadRequest, fmt.Sprintf("timeout %q: want a duration from 1ms to %s", t, maxFindTimeout))
+			return
+		}
+		timeout = d
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	info, err := a.n.Find(ctx, capID, limit)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+// params turns the request into market listing parameters.
+func (req AddListingRequest) params() (market.ListingParams, error) {
+	if err := verify.CheckID(req.Capability); err != nil {
+		return market.ListingParams{}, err
+	}
+	price, err := escrow.ParseAmount(req.Price)
+	if err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", ErrBadRequest, req.Price, err)
+	}
+	spec := req.Handler
+	if spec == "" {
+		spec = market.HandlerBuiltin
+	}
+	h, err := market.ParseHandler(spec)
+	if err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	return market.ListingParams{
+		Capability: req.Capability, Price: price, Handler: h,
+		InputSchema: req.InputSchema, OutputSchema: req.OutputSchema,
+	}, nil
+}
+
+// ID describes this running node.
+func (n *Node) ID(ctx context.Context) (IDInfo, error) {
+	info := IDInfo{
+		PeerID:   n.Host.ID().String(),
+		Addrs:    p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
+		Network:  n.Config.Network,
+		Listings: []string{},
+		Online:   true,
+	}
+	offers, err := n.Market.Store().List(ctx)
+	if err != nil {
+		return IDInfo{}, err
+	}
+	for _, o := range offers {
+		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
+	}
+	return info, nil
+}
+
+// Peers lists the connected peers.
+func (n *Node) Peers() PeersInfo {
+	out := PeersInfo{Peers: []PeerInfo{}, RoutingTable: n.Routing.RoutingTableSize()}
+	for _, p := range n.Host.Network().Peers() {
+		out.Peers = append(out.Peers, PeerInfo{
+			PeerID: p.String(),
+			Addrs:  p2pAddrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
+		})
+	}
+	return out
+}
+
+func addrsOf(n *Node, p peer.ID) []ma.Multiaddr {
+	var out []ma.Multiaddr
+	for _, c := range n.Host.Network().ConnsToPeer(p) {
+		out = append(out, c.RemoteMultiaddr())
+	}
+	return out
+}
+
+// Find searches the network for verified sellers of capID.
+func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, error) {
+	if err := checkSearchID(capID); err != nil {
+		return FindInfo{}, err
+	}
+	res, err := n.Market.Find(ctx, capID, limit)
+	if err != nil {
+		return FindInfo{}, err
+	}
+	return findInfo(res), nil
+}
+
+// checkSearchID accepts a capability ID or a prefix of one ("text").
+func checkSearchID(capID string) error {
+	if err := verify.CheckID(capID); err == nil {
+		return nil
+	} else if perr := verify.CheckPrefix(capID); perr != nil {
+		return err
+	}
+	return nil
+}
+
+// Listings lists the offers in store.
+func Listings(ctx context.Context, store *market.Store) (ListingsInfo, error) {
+	offers, err := store.List(ctx)
+	if err != nil {
+		return ListingsInfo{}, err
+	}
+	out := ListingsInfo{Listings: []ListingInfo{}}
+	for _, o := range offers {
+		out.Listings = append(out.Listings, listingInfo(o))
+	}
+	return out, nil
+}
+
+// statusOf maps an error to the control API status code that the client
+// turns back into the same kind of error.
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, ErrBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, market.ErrNotListed):
+		return http.StatusNotFound
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// apiErrorBody is the body of every control API error.
+type apiErrorBody struct {
+	Error string `json:"error"`
+}
+
+func apiJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func apiError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(apiErrorBody{Error: msg})
+}
+
+// OfflineID describes a repo whose daemon is not running: its configured
+// listen addresses stand in for the live ones.
+func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, error) {
+	info := IDInfo{PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{}}
+	for _, a := range repo.Config.Listen {
+		info.Addrs = append(info.Addrs, a+"/p2p/"+repo.ID.String())
+	}
+	offers, err := store.List(ctx)
+	if err != nil {
+		return IDInfo{}, err
+	}
+	for _, o := range offers {
+		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
+	}
+	return info, nil
+}
+
+// ErrBadRequest wraps errors in a listing request (bad price, handler, ...).
+var ErrBadRequest = errors.New("bad request")
+
+// AddListingLocal stores a listing without a daemon; the daemon announces it
+// when it starts.
+func AddListingLocal(ctx context.Context, store *market.Store, req AddListingRequest) (ListingInfo, error) {
+	p, err := req.params()
+	if err != nil {
+		return ListingInfo{}, err
+	}
+	o, err := store.Put(ctx, p)
+	if err != nil {
+		return ListingInfo{}, err
+	}
+	return listingInfo(o), nil
+}

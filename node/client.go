@@ -1,0 +1,149 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoDaemon is returned by Dial when no daemon serves the repo.
+var ErrNoDaemon = errors.New("no swarmwage daemon is running for this repo; start one with 'swarmwage daemon'")
+
+// maxAPIResponse caps a control API response.
+const maxAPIResponse = 64 << 20
+
+// Client talks to a running daemon's control API.
+type Client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// APIError is an error answer of the control API.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string { return e.Message }
+
+// Dial returns a client for the daemon serving repoDir, or ErrNoDaemon.
+func Dial(repoDir string) (*Client, error) {
+	base, err := readSmall(filepath.Join(repoDir, apiFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoDaemon
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read daemon address: %w", err)
+	}
+	token, err := readSmall(filepath.Join(repoDir, tokenFile))
+	if err != nil {
+		return nil, fmt.Errorf("read daemon token: %w", err)
+	}
+	base = strings.TrimSpace(base)
+	if u, err := url.Parse(base); err != nil || u.Scheme != "http" {
+		return nil, fmt.Errorf("daemon address %q in %s is not an http URL", base, filepath.Join(repoDir, apiFile))
+	}
+	c := &Client{base: base, token: strings.TrimSpace(token), http: &http.Client{}}
+	return c, nil
+}
+
+// Ping checks that the daemon answers.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.ID(ctx)
+	return err
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", ErrNoDaemon, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAPIResponse))
+	if err != nil {
+		return fmt.Errorf("read daemon answer: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e apiErrorBody
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = fmt.Sprintf("daemon answered %s", resp.Status)
+		}
+		return &APIError{Status: resp.StatusCode, Message: e.Error}
+	}
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decode daemon answer: %w", err)
+	}
+	return nil
+}
+
+// ID describes the daemon's node.
+func (c *Client) ID(ctx context.Context) (IDInfo, error) {
+	var out IDInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/id", nil, &out)
+}
+
+// Peers lists the daemon's connected peers.
+func (c *Client) Peers(ctx context.Context) (PeersInfo, error) {
+	var out PeersInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/peers", nil, &out)
+}
+
+// Listings lists the daemon's listings.
+func (c *Client) Listings(ctx context.Context) (ListingsInfo, error) {
+	var out ListingsInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/listings", nil, &out)
+}
+
+// AddListing lists a capability and announces it.
+func (c *Client) AddListing(ctx context.Context, req AddListingRequest) (ListingInfo, error) {
+	var out ListingInfo
+	return out, c.do(ctx, http.MethodPost, "/v1/listings", req, &out)
+}
+
+// RemoveListing removes a listing and stops announcing it.
+func (c *Client) RemoveListing(ctx context.Context, capID string) error {
+	return c.do(ctx, http.MethodDelete, "/v1/listings/"+url.PathEscape(capID), nil, nil)
+}
+
+// Find searches for verified sellers of capID.
+func (c *Client) Find(ctx context.Context, capID string, limit int, timeout time.Duration) (FindInfo, error) {
+	q := url.Values{"capability": {capID}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if timeout > 0 {
+		q.Set("timeout", timeout.String())
+	}
+	var out FindInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/find?"+q.Encode(), nil, &out)
+}

@@ -1,0 +1,142 @@
+package node
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/BurntSushi/toml"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/swarmwage/swarmwage/dht"
+)
+
+// Defaults of a new repo's config.
+const (
+	// DefaultNetwork is the public network: the IPFS DHT as a rendezvous.
+	DefaultNetwork = dht.Amino
+	// DefaultAPIAddr is the control API's loopback address.
+	DefaultAPIAddr = "127.0.0.1:5747"
+)
+
+// DefaultListen listens on TCP and QUIC on every interface, port 4747.
+func DefaultListen() []string {
+	return []string{
+		"/ip4/0.0.0.0/tcp/4747",
+		"/ip4/0.0.0.0/udp/4747/quic-v1",
+		"/ip6/::/tcp/4747",
+		"/ip6/::/udp/4747/quic-v1",
+	}
+}
+
+// Config is the repo's config.toml. See docs in README.md ("Config file").
+type Config struct {
+	// Network is "amino" (public) or the name of a private network.
+	Network string `toml:"network"`
+	// Listen are the libp2p listen multiaddrs.
+	Listen []string `toml:"listen"`
+	// Bootstrap are the multiaddrs (with /p2p/) of peers to join through. On
+	// amino, empty means libp2p's default bootstrap peers.
+	Bootstrap []string `toml:"bootstrap"`
+	// API is the control API's host:port; it must be a loopback address.
+	API string `toml:"api"`
+}
+
+// DefaultConfig is the config of a new repo on network.
+func DefaultConfig(network string) Config {
+	if network == "" {
+		network = DefaultNetwork
+	}
+	return Config{Network: network, Listen: DefaultListen(), API: DefaultAPIAddr}
+}
+
+// Validate checks every field and names the one that is wrong.
+func (c Config) Validate() error {
+	if err := dht.CheckNetwork(c.Network); err != nil {
+		return fmt.Errorf("config network: %w", err)
+	}
+	if len(c.Listen) == 0 {
+		return errors.New("config listen: at least one address is needed")
+	}
+	for _, a := range c.Listen {
+		if _, err := ma.NewMultiaddr(a); err != nil {
+			return fmt.Errorf("config listen: bad multiaddr %q: %w", a, err)
+		}
+	}
+	if _, err := ParseBootstrap(c.Bootstrap); err != nil {
+		return fmt.Errorf("config bootstrap: %w", err)
+	}
+	if err := checkAPIAddr(c.API); err != nil {
+		return fmt.Errorf("config api: %w", err)
+	}
+	return nil
+}
+
+// ParseBootstrap parses bootstrap multiaddrs, each ending in /p2p/<peer-id>.
+func ParseBootstrap(addrs []string) ([]peer.AddrInfo, error) {
+	var out []peer.AddrInfo
+	for _, a := range addrs {
+		m, err := ma.NewMultiaddr(a)
+		if err != nil {
+			return nil, fmt.Errorf("bad multiaddr %q: %w", a, err)
+		}
+		ai, err := peer.AddrInfoFromP2pAddr(m)
+		if err != nil {
+			return nil, fmt.Errorf("multiaddr %q must end in /p2p/<peer-id>: %w", a, err)
+		}
+		out = append(out, *ai)
+	}
+	return out, nil
+}
+
+// checkAPIAddr accepts host:port on a loopback address (port 0: any free port).
+func checkAPIAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %w", addr, err)
+	}
+	if port == "" {
+		return fmt.Errorf("%q has no port", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q: the control API listens on loopback only (127.0.0.1, ::1 or localhost)", addr)
+	}
+	return nil
+}
+
+func loadConfig(path string) (Config, error) {
+	var c Config
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil {
+		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return Config{}, fmt.Errorf("read config %s: unknown key %q", path, und[0].String())
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func (c Config) write(path string) error {
+	var buf bytes.Buffer
+	buf.WriteString("# swarmwage node config. See README.md, \"Config file\".\n")
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	return writeFileAtomic(path, buf.Bytes(), 0o600)
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,274 @@
+// Package node assembles one swarmwage node: the repo directory (config,
+// identity, lock), the libp2p host, the Badger database, the capability DHT,
+// the market, and the local control API with its Go client.
+//
+// Repo layout:
+//
+//	<repo>/identity.key   Ed25519 libp2p private key (0600)
+//	<repo>/config.toml    Config
+//	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore)
+//	<repo>/cache/         caches that may be deleted (compiled sandbox module)
+//	<repo>/repo.lock      flock held by the process that has the data open
+//	<repo>/api            control API URL, present while a daemon serves
+//	<repo>/api.token      control API bearer token (0600), same lifetime
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	badgerds "github.com/ipfs/go-ds-badger4"
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
+
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/market"
+)
+
+// UserAgent is sent in libp2p identify.
+const UserAgent = "swarmwage/0.1"
+
+// Options override the repo's config for one run of a node.
+type Options struct {
+	// Network overrides Config.Network when set.
+	Network string
+	// Listen overrides Config.Listen when set.
+	Listen []string
+	// Bootstrap overrides Config.Bootstrap when set.
+	Bootstrap []string
+	// API overrides Config.API when set.
+	API string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// DHTOptions are extra options for the capability DHT (tests shorten
+	// intervals with them).
+	DHTOptions []dht.Option
+}
+
+// Node is a running swarmwage node.
+type Node struct {
+	Repo    *Repo
+	Config  Config
+	Host    host.Host
+	DB      *badger.DB
+	Routing *dht.Routing
+	Market  *market.Market
+
+	log       *slog.Logger
+	ds        *badgerds.Datastore
+	pstore    peerstore.Peerstore
+	api       *apiServer
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds a node from repo: it takes the repo lock, opens the database,
+// starts the libp2p host and wires the DHT and the market. Nothing is
+// announced and no API is served until Start.
+func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
+	cfg, err := effectiveConfig(repo.Config, opts)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := repo.Lock(); err != nil {
+		return nil, err
+	}
+	n := &Node{Repo: repo, Config: cfg, log: log}
+	// If construction fails partway, close what was already started.
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, n.Close())
+		}
+	}()
+	if n.ds, err = openDatastore(repo.DataDir()); err != nil {
+		return nil, err
+	}
+	n.DB = n.ds.DB
+	if n.pstore, err = pstoreds.NewPeerstore(ctx, n.ds, pstoreds.DefaultOpts()); err != nil {
+		return nil, fmt.Errorf("open peerstore: %w", err)
+	}
+	boot, err := ParseBootstrap(cfg.Bootstrap)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0); err != nil {
+		return nil, err
+	}
+	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
+	if len(boot) > 0 || cfg.Network != dht.Amino {
+		dopts = append(dopts, dht.BootstrapPeers(boot...))
+	}
+	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
+		return nil, err
+	}
+	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, market.Logger(log)); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// effectiveConfig applies opts over the repo config and validates the result.
+func effectiveConfig(cfg Config, opts Options) (Config, error) {
+	if opts.Network != "" {
+		cfg.Network = opts.Network
+	}
+	if len(opts.Listen) > 0 {
+		cfg.Listen = opts.Listen
+	}
+	if len(opts.Bootstrap) > 0 {
+		cfg.Bootstrap = opts.Bootstrap
+	}
+	if opts.API != "" {
+		cfg.API = opts.API
+	}
+	return cfg, cfg.Validate()
+}
+
+// newHost starts the libp2p host: TCP and QUIC, Noise and TLS, yamux (the
+// defaults), AutoNAT v2, hole punching and the relay v2 client, with the
+// resource manager on. A node that bootstraps from no one is a bootstrap
+// node and also runs a relay v2 service so NAT'd sellers get a circuit
+// address.
+func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool) (host.Host, error) {
+	opts := []libp2p.Option{
+		libp2p.Identity(repo.Key),
+		libp2p.ListenAddrStrings(cfg.Listen...),
+		libp2p.Peerstore(ps),
+		libp2p.UserAgent(UserAgent),
+		libp2p.EnableHolePunching(),
+		libp2p.EnableAutoNATv2(),
+	}
+	if isBootstrap {
+		opts = append(opts, libp2p.EnableRelayService())
+	}
+	h, err := libp2p.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("start libp2p host: %w", err)
+	}
+	return h, nil
+}
+
+// Start bootstraps the DHT, serves the agent endpoint, announces every
+// listing and serves the control API (writing <repo>/api once it listens).
+func (n *Node) Start(ctx context.Context) error {
+	if err := n.Routing.Start(); err != nil {
+		return err
+	}
+	if err := n.Market.Start(ctx); err != nil {
+		return err
+	}
+	api, err := startAPI(n)
+	if err != nil {
+		return err
+	}
+	n.api = api
+	return nil
+}
+
+// APIURL is the control API's URL, once Start has run.
+func (n *Node) APIURL() string {
+	if n.api == nil {
+		return ""
+	}
+	return n.api.url
+}
+
+// Close stops everything in reverse order and releases the repo. It is
+// idempotent.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		var errs []error
+		if n.api != nil {
+			errs = append(errs, n.api.close())
+		}
+		if n.Market != nil {
+			errs = append(errs, n.Market.Close())
+		}
+		if n.Routing != nil {
+			errs = append(errs, n.Routing.Close())
+		}
+		if n.Host != nil {
+			errs = append(errs, n.Host.Close())
+		}
+		if n.pstore != nil {
+			errs = append(errs, n.pstore.Close())
+		}
+		if n.ds != nil {
+			errs = append(errs, n.ds.Close())
+		}
+		errs = append(errs, n.Repo.Unlock())
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+// openDatastore opens the node's one Badger database, tuned for a small
+// node, with SyncWrites on: escrow and ledger writes must survive a crash.
+func openDatastore(dir string) (*badgerds.Datastore, error) {
+	opts := badgerds.DefaultOptions
+	opts.Options = badger.DefaultOptions(dir).
+		WithSyncWrites(true).
+		WithMemTableSize(8 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(8 << 20).
+		WithIndexCacheSize(4 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithNumCompactors(2).
+		WithLoggingLevel(badger.WARNING)
+	opts.GcInterval = 0
+	d, err := badgerds.NewDatastore(dir, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	return d, nil
+}
+
+// Local is a repo opened without the network, for commands that edit local
+// state while no daemon runs.
+type Local struct {
+	Repo  *Repo
+	DB    *badger.DB
+	Store *market.Store
+	ds    *badgerds.Datastore
+}
+
+// OpenLocal locks repo and opens its database.
+func OpenLocal(repo *Repo) (_ *Local, err error) {
+	if err := repo.Lock(); err != nil {
+		return nil, err
+	}
+	l := &Local{Repo: repo}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, l.Close())
+		}
+	}()
+	if l.ds, err = openDatastore(repo.DataDir()); err != nil {
+		return nil, err
+	}
+	l.DB = l.ds.DB
+	if l.Store, err = market.NewStore(l.DB, repo.Key); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Close closes the database and releases the repo.
+func (l *Local) Close() error {
+	var errs []error
+	if l.ds != nil {
+		errs = append(errs, l.ds.Close())
+	}
+	errs = append(errs, l.Repo.Unlock())
+	return errors.Join(errs...)
+}

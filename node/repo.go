@@ -1,0 +1,204 @@
+package node
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Files and folders of a repo.
+const (
+	keyFile    = "identity.key"
+	configFile = "config.toml"
+	dataDir    = "data"
+	lockFile   = "repo.lock"
+	apiFile    = "api"
+	tokenFile  = "api.token"
+	cacheDir   = "cache"
+
+	// maxAPIFileSize caps the api and api.token files; a larger one is an
+	// error, not something to read whole.
+	maxAPIFileSize = 2048
+)
+
+var (
+	// ErrRepoExists is returned by Init when the directory already holds a repo.
+	ErrRepoExists = errors.New("repo already exists")
+	// ErrRepoLocked is returned when another process holds the repo.
+	ErrRepoLocked = errors.New("repo is in use by another swarmwage process")
+)
+
+// NoRepoError is returned when a directory holds no swarmwage repo.
+type NoRepoError struct{ Path string }
+
+var _ error = NoRepoError{}
+
+func (e NoRepoError) Error() string {
+	return fmt.Sprintf("no swarmwage repo at %s; run 'swarmwage init' (or 'swarmwage --repo DIR init') to create one", e.Path)
+}
+
+// Repo is an opened repo directory: its config and identity. Opening does
+// not take the lock; Lock does.
+type Repo struct {
+	Dir    string
+	Config Config
+	Key    crypto.PrivKey
+	ID     peer.ID
+
+	lock *os.File
+}
+
+// Init creates a repo at dir for network: an Ed25519 identity (0600), the
+// config file and the data directory. It refuses to touch an existing repo.
+func Init(dir string, cfg Config) (*Repo, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, keyFile)); err == nil {
+		return nil, fmt.Errorf("%w at %s: remove it first or choose another --repo", ErrRepoExists, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, configFile)); err == nil {
+		return nil, fmt.Errorf("%w at %s: remove it first or choose another --repo", ErrRepoExists, dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, dataDir), 0o700); err != nil {
+		return nil, fmt.Errorf("create repo %s: %w", dir, err)
+	}
+	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate identity: %w", err)
+	}
+	raw, err := crypto.MarshalPrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("encode identity: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, keyFile), raw, 0o600); err != nil {
+		return nil, err
+	}
+	if err := cfg.write(filepath.Join(dir, configFile)); err != nil {
+		return nil, err
+	}
+	return Open(dir)
+}
+
+// Open opens the repo at dir.
+func Open(dir string) (*Repo, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, keyFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, NoRepoError{Path: dir}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read identity: %w", err)
+	}
+	key, err := crypto.UnmarshalPrivateKey(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read identity %s: %w", filepath.Join(dir, keyFile), err)
+	}
+	id, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("read identity: %w", err)
+	}
+	cfg, err := loadConfig(filepath.Join(dir, configFile))
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Dir: dir, Config: cfg, Key: key, ID: id}, nil
+}
+
+// Lock takes the repo's lock so that one process at a time opens its data.
+// The lock file holds the owner's PID for the error message of the next one.
+func (r *Repo) Lock() error {
+	f, err := os.OpenFile(filepath.Join(r.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock repo: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := readSmall(f.Name())
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			owner := ""
+			if p := strings.TrimSpace(pid); p != "" {
+				owner = " (pid " + p + ")"
+			}
+			return fmt.Errorf("%w%s at %s: is a daemon already running? stop it, or use its API", ErrRepoLocked, owner, r.Dir)
+		}
+		return fmt.Errorf("lock repo: %w", err)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	r.lock = f
+	return nil
+}
+
+// Unlock releases the lock taken by Lock.
+func (r *Repo) Unlock() error {
+	if r.lock == nil {
+		return nil
+	}
+	_ = r.lock.Truncate(0)
+	err := r.lock.Close() // closing releases the flock
+	r.lock = nil
+	return err
+}
+
+// DataDir is the Badger directory.
+func (r *Repo) DataDir() string { return filepath.Join(r.Dir, dataDir) }
+
+// CacheDir is the directory for caches that may be deleted at any time (the
+// compiled sandbox module).
+func (r *Repo) CacheDir() string { return filepath.Join(r.Dir, cacheDir) }
+
+// writeFileAtomic writes data to a temp file and renames it over path, so a
+// crash never leaves a half-written file.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// readSmall reads a file of at most maxAPIFileSize bytes.
+func readSmall(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, maxAPIFileSize+1)
+	n, err := f.Read(buf)
+	if err != nil && n == 0 {
+		return "", nil
+	}
+	if n > maxAPIFileSize {
+		return "", fmt.Errorf("%s is too large (over %d bytes)", path, maxAPIFileSize)
+	}
+	return string(buf[:n]), nil
+}

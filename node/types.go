@@ -1,0 +1,123 @@
+package node
+
+import (
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+)
+
+// The control API's documents. Field names are snake_case and stable: the
+// CLI's --json output is these documents.
+
+// IDInfo is the answer of GET /v1/id and 'swarmwage id --json'.
+type IDInfo struct {
+	PeerID   string   `json:"peer_id"`
+	Addrs    []string `json:"addrs"`
+	Network  string   `json:"network"`
+	Listings []string `json:"listings"`
+	Online   bool     `json:"online"`
+}
+
+// PeerInfo is one connected peer.
+type PeerInfo struct {
+	PeerID string   `json:"peer_id"`
+	Addrs  []string `json:"addrs"`
+}
+
+// PeersInfo is the answer of GET /v1/peers.
+type PeersInfo struct {
+	Peers []PeerInfo `json:"peers"`
+	// RoutingTable is the number of peers in the DHT routing table.
+	RoutingTable int `json:"routing_table"`
+}
+
+// ListingInfo is one listing as 'sell list' shows it.
+type ListingInfo struct {
+	Capability    string `json:"capability"`
+	Price         string `json:"price"`
+	Handler       string `json:"handler"`
+	CreatedAt     string `json:"created_at"`
+	SkillCardHash string `json:"skillcard_hash,omitempty"`
+}
+
+// ListingsInfo is the answer of GET /v1/listings.
+type ListingsInfo struct {
+	Listings []ListingInfo `json:"listings"`
+}
+
+// AddListingRequest is the body of POST /v1/listings.
+type AddListingRequest struct {
+	Capability   string `json:"capability"`
+	Price        string `json:"price"`
+	Handler      string `json:"handler"`
+	InputSchema  []byte `json:"input_schema,omitempty"`
+	OutputSchema []byte `json:"output_schema,omitempty"`
+}
+
+// SellerInfo is one seller in a find result.
+type SellerInfo struct {
+	PeerID              string   `json:"peer_id"`
+	Capability          string   `json:"capability"`
+	Price               string   `json:"price"`
+	Addrs               []string `json:"addrs"`
+	RTTMS               float64  `json:"rtt_ms"`
+	Handler             string   `json:"handler"`
+	SkillCardHash       string   `json:"skillcard_hash,omitempty"`
+	RiskTier            int      `json:"risk_tier,omitempty"`
+	RequiredPermissions []string `json:"required_permissions,omitempty"`
+}
+
+// FindInfo is the answer of GET /v1/find and 'swarmwage find --json'.
+type FindInfo struct {
+	Capability string       `json:"capability"`
+	Sellers    []SellerInfo `json:"sellers"`
+	// Rejected counts sellers whose listing was unsigned, mis-signed or did
+	// not match.
+	Rejected int `json:"rejected"`
+}
+
+func listingInfo(o market.Offer) ListingInfo {
+	l := o.Signed.Listing
+	return ListingInfo{
+		Capability:    l.Capability,
+		Price:         escrow.FormatAmount(l.Price),
+		Handler:       o.Handler.String(),
+		CreatedAt:     l.CreatedAt.UTC().Format(time.RFC3339),
+		SkillCardHash: l.SkillCardHash,
+	}
+}
+
+func findInfo(r market.FindResult) FindInfo {
+	out := FindInfo{Capability: r.Capability, Sellers: []SellerInfo{}, Rejected: r.Rejected}
+	for _, s := range r.Sellers {
+		l := s.Listing.Listing
+		out.Sellers = append(out.Sellers, SellerInfo{
+			PeerID:              s.Peer.ID.String(),
+			Capability:          l.Capability,
+			Price:               escrow.FormatAmount(l.Price),
+			Addrs:               p2pAddrs(s.Peer),
+			RTTMS:               float64(s.RTT.Microseconds()) / 1000,
+			Handler:             l.Handler,
+			SkillCardHash:       l.SkillCardHash,
+			RiskTier:            l.RiskTier,
+			RequiredPermissions: l.RequiredPermissions,
+		})
+	}
+	return out
+}
+
+// p2pAddrs writes ai's addresses as full multiaddrs ending in /p2p/<id>.
+func p2pAddrs(ai peer.AddrInfo) []string {
+	out := []string{}
+	addrs, err := peer.AddrInfoToP2pAddrs(&ai)
+	if err != nil {
+		return out
+	}
+	for _, a := range addrs {
+		out = append(out, a.String())
+	}
+	return out
+}
