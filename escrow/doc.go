@@ -16,8 +16,10 @@
 // verification window (counted from when the buyer recorded the delivery) is
 // released. The seller settles the same way on its side, a settle grace
 // later (WithSettleGrace), so the buyer's decision or timer comes first:
-// locked past the deadline -> refunded, delivered past the window ->
-// released and credited. Timers are an index in Badger, so they resume after
+// locked past the deadline -> refunded, delivered past the window (and
+// past the deadline: a lost delivery never started the buyer's window) ->
+// released and credited. A refund must reach the seller within the grace,
+// so the market retries sending refunds; a lost release is harmless. Timers are an index in Badger, so they resume after
 // a restart.
 //
 // Ledger invariant, on every node at all times: Available + Held + Paid ==

@@ -138,7 +138,7 @@ func (e *Escrow) Deliver(ctx context.Context, jobID, outputHash string) (*Delive
 		rec.DeliveredAt = now
 		rec.UpdatedAt = now
 		rec.OutputHash = outputHash
-		rec.DueAt = now.Add(prev.window() + e.cfg.settleGrace)
+		rec.DueAt = sellerWindowEnd(now, prev).Add(e.cfg.settleGrace)
 		if err := putReceipt(txn, jobID, RoleSeller, receiptDelivery, d); err != nil {
 			return err
 		}
@@ -321,4 +321,17 @@ func (e *Escrow) FailJob(ctx context.Context, jobID, reason string) error {
 		e.notify(ctx, RoleSeller, jobID)
 	}
 	return nil
+}
+
+// sellerWindowEnd is when a seller may stop waiting for the buyer's
+// decision on a delivery made at deliveredAt: the end of the verification
+// window, but never before the deadline. A delivery lost on the way never
+// starts the buyer's window; the buyer then refunds at the deadline, and
+// the seller must still be waiting for that refund.
+func sellerWindowEnd(deliveredAt time.Time, r *storedRecord) time.Time {
+	end := deliveredAt.Add(r.window())
+	if end.Before(r.Deadline) {
+		return r.Deadline
+	}
+	return end
 }
