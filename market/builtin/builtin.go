@@ -166,6 +166,9 @@ func New(opts ...Option) (*Registry, error) {
 		r.handlers[l.capID] = summarizeHandler{length: l}
 	}
 	r.handlers[CapSentiment] = newSentimentHandler()
+	if cfg.sandbox != nil {
+		r.handlers[CapCodeSandboxed] = sandboxHandler{runner: cfg.sandbox}
+	}
 	return r, nil
 }
 

@@ -26,6 +26,8 @@ type config struct {
 	allowAddrs []netip.AddrPort
 	// fetchTimeout bounds a whole extraction fetch, redirects included.
 	fetchTimeout time.Duration
+	// sandbox backs code.execute.sandboxed; nil leaves it unregistered.
+	sandbox SandboxRunner
 }
 
 func defaultConfig() *config {
