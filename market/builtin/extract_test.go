@@ -68,7 +68,12 @@ func fixtureServer(t *testing.T) *httptest.Server {
 
 func serverAddr(t *testing.T, srv *httptest.Server) netip.AddrPort {
 	t.Helper()
-	u, err := url.Parse(srv.URL)
+	return serverAddrB(t, srv.URL)
+}
+
+func serverAddrB(t testing.TB, rawURL string) netip.AddrPort {
+	t.Helper()
+	u, err := url.Parse(rawURL)
 	require.NoError(t, err)
 	ap, err := netip.ParseAddrPort(u.Host)
 	require.NoError(t, err)
