@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -93,6 +94,7 @@ func (n *testNode) open(tb testing.TB) {
 	n.db = openDB(tb, n.dir)
 	opts := append([]escrow.Option{
 		escrow.WithClock(n.clock.Now),
+		escrow.WithLogger(slog.New(slog.DiscardHandler)),
 		escrow.WithSettleGrace(testGrace),
 		escrow.WithOnSettle(func(r escrow.Record) {
 			n.mu.Lock()
