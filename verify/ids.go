@@ -25,6 +25,11 @@ var (
 	ErrSchema = errors.New("schema validation failed")
 	// ErrInvalidTombstone is returned when a WCP tombstone record is malformed.
 	ErrInvalidTombstone = errors.New("invalid tombstone")
+	// ErrNotJSON is returned when an input or output document is not one
+	// JSON value.
+	ErrNotJSON = errors.New("not a JSON document")
+	// ErrTooLarge is returned when a document exceeds its size limit.
+	ErrTooLarge = errors.New("document too large")
 )
 
 // ID length limits.
