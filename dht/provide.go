@@ -124,3 +124,17 @@ func (r *Routing) provide(ctx context.Context, capID string) error {
 	}
 	return nil
 }
+
+// Pending counts announced capabilities not yet provided successfully since
+// they were announced (a node whose routing table is empty has all pending).
+func (r *Routing) Pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, done := range r.announced {
+		if !done {
+			n++
+		}
+	}
+	return n
+}

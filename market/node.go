@@ -67,7 +67,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, o
 		ctx:     ctx,
 		cancel:  cancel,
 	}
-	m.server = newServer(store, h.ID(), cfg.logger, cfg.runtime)
+	m.server = newServer(store, h.ID(), cfg)
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package market
 
 import (
 	"log/slog"
+	"testing"
 )
 
 // Option configures a Market.
@@ -10,6 +11,8 @@ type Option func(*config) error
 type config struct {
 	logger  *slog.Logger
 	runtime func() any
+	// tamper rewrites listings before they are served (tests only).
+	tamper func(*SignedListing)
 }
 
 func defaultConfig() config {
@@ -25,4 +28,10 @@ func Logger(l *slog.Logger) Option {
 // at GET /capabilities/code.execute.sandboxed/runtime. Defaults to none.
 func SandboxRuntime(f func() any) Option {
 	return func(c *config) error { c.runtime = f; return nil }
+}
+
+// withTamper makes the agent endpoint serve listings rewritten by f, to test
+// that buyers reject what was changed in transit.
+func withTamper(_ *testing.T, f func(*SignedListing)) Option {
+	return func(c *config) error { c.tamper = f; return nil }
 }

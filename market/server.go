@@ -18,12 +18,13 @@ type server struct {
 	// has no sandbox.
 	runtime func() any
 	mux     *http.ServeMux
+	tamper  func(*SignedListing)
 }
 
 var _ http.Handler = (*server)(nil)
 
-func newServer(store *Store, self peer.ID, log *slog.Logger, runtime func() any) *server {
-	s := &server{store: store, self: self, log: log, runtime: runtime, mux: http.NewServeMux()}
+func newServer(store *Store, self peer.ID, cfg config) *server {
+	s := &server{store: store, self: self, log: cfg.logger, runtime: cfg.runtime, tamper: cfg.tamper, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /capabilities", s.handleListings)
 	s.mux.HandleFunc("GET /capabilities/{id}", s.handleListing)
 	s.mux.HandleFunc("GET /capabilities/{id}/schema", s.handleSchema)
@@ -56,7 +57,7 @@ func (s *server) handleListings(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := listingsResponse{Seller: s.self, Listings: []SignedListing{}}
 	for _, o := range offers {
-		resp.Listings = append(resp.Listings, o.Signed)
+		resp.Listings = append(resp.Listings, s.served(o))
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
@@ -76,8 +77,17 @@ func (s *server) offer(w http.ResponseWriter, r *http.Request) (Offer, bool) {
 
 func (s *server) handleListing(w http.ResponseWriter, r *http.Request) {
 	if o, ok := s.offer(w, r); ok {
-		writeJSON(w, http.StatusOK, o.Signed)
+		writeJSON(w, http.StatusOK, s.served(o))
 	}
+}
+
+// served is the signed listing of o as it goes on the wire.
+func (s *server) served(o Offer) SignedListing {
+	l := o.Signed
+	if s.tamper != nil {
+		s.tamper(&l)
+	}
+	return l
 }
 
 // SchemaResponse is the body of GET /capabilities/{id}/schema.

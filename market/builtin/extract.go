@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/bojanz/currency"
+	"golang.org/x/net/html/charset"
 )
 
 // data.extract.from-url
@@ -103,11 +105,11 @@ func (x *extractor) Handle(ctx context.Context, input json.RawMessage) (json.Raw
 	if len(reasons) > 0 {
 		return nil, inputErr(CapExtractFromURL, reasons...)
 	}
-	body, final, err := fetchPage(ctx, x.client, u, int64(limitKB)*1024, limitKB)
+	body, contentType, final, err := fetchPage(ctx, x.client, u, int64(limitKB)*1024, limitKB)
 	if err != nil {
 		return nil, err
 	}
-	page, err := parsePage(body, final)
+	page, err := parsePage(toUTF8(body, contentType), final)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", CapExtractFromURL, err)
 	}
@@ -257,6 +259,20 @@ func (p *page) normalize(field, raw string) (any, bool) {
 	}
 }
 
+// toUTF8 converts a page in a legacy charset (from the Content-Type header or
+// a <meta charset>) to UTF-8; goquery assumes UTF-8.
+func toUTF8(body []byte, contentType string) []byte {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		return body
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // shorten cuts s to at most limit bytes (so also at most limit characters),
@@ -276,12 +292,21 @@ func shorten(s string, limit int) string {
 	return strings.TrimRight(cut, " ,;:-") + ellipsis
 }
 
-var amountRE = regexp.MustCompile(`\d[\d.,\s']*`)
+var (
+	amountRE       = regexp.MustCompile(`\d[\d.,\s']*`)
+	plainDecimalRE = regexp.MustCompile(`^\d+(\.\d+)?$`)
+)
 
 // parseAmount reads a price. The last '.' or ',' followed by one or two digits
 // at the end is the decimal separator; other separators are thousands
 // separators.
 func parseAmount(raw string) (any, bool) {
+	// schema.org and OpenGraph prices are plain decimals with a '.'.
+	if plainDecimalRE.MatchString(raw) {
+		if v, err := strconv.ParseFloat(raw, 64); err == nil && !math.IsInf(v, 0) {
+			return v, true
+		}
+	}
 	m := amountRE.FindString(raw)
 	if m == "" || strings.Contains(raw, "-"+m) {
 		return nil, false

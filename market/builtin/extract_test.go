@@ -58,6 +58,10 @@ func fixtureServer(t *testing.T) *httptest.Server {
 			_, _ = w.Write(chunk)
 		}
 	})
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		_, _ = w.Write([]byte("<html><head><title>Caf\xe9 cr\xe8me</title></head><body></body></html>"))
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 	})
@@ -166,6 +170,13 @@ func TestExtractPlainHTML(t *testing.T) {
 	require.Equal(t, "out_of_stock", ex["availability"])
 	require.Nil(t, ex["canonical_url"], "an http canonical URL is not an https URL")
 	require.InDelta(t, 8*0.45/9, o.Confidence, 0.001)
+}
+
+func TestExtractLegacyCharset(t *testing.T) {
+	srv := fixtureServer(t)
+	o, err := extract(t, allowedRegistry(t, srv), map[string]any{"url": srv.URL + "/latin1", "fields": []string{"title"}})
+	require.NoError(t, err)
+	require.Equal(t, "Café crème", o.Extracted["title"])
 }
 
 func TestExtractMaxResponseKB(t *testing.T) {

@@ -131,35 +131,36 @@ func blockedHostName(host string) bool {
 		h == "metadata.google.internal" || h == "metadata" || strings.HasSuffix(h, ".internal")
 }
 
-// fetchPage GETs u and returns at most limit bytes of body. A body longer
-// than limit is a *TooLargeError.
-func fetchPage(ctx context.Context, client *http.Client, u *url.URL, limit int64, limitKB int) ([]byte, *url.URL, error) {
+// fetchPage GETs u and returns at most limit bytes of body, the
+// Content-Type and the final URL after redirects. A body longer than limit is
+// a *TooLargeError.
+func fetchPage(ctx context.Context, client *http.Client, u *url.URL, limit int64, limitKB int) ([]byte, string, *url.URL, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, nil, inputErr(CapExtractFromURL, fmt.Sprintf("url: %v", err))
+		return nil, "", nil, inputErr(CapExtractFromURL, fmt.Sprintf("url: %v", err))
 	}
 	req.Header.Set("User-Agent", fetchUserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(err, errBlockedDestination) {
-			return nil, nil, inputErr(CapExtractFromURL, fmt.Sprintf("url %s: %v", u.Redacted(), errors.Unwrap(err)))
+			return nil, "", nil, inputErr(CapExtractFromURL, fmt.Sprintf("url %s: %v", u.Redacted(), errors.Unwrap(err)))
 		}
-		return nil, nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+		return nil, "", nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, fmt.Errorf("fetch %s: HTTP status %s", u.Redacted(), resp.Status)
+		return nil, "", nil, fmt.Errorf("fetch %s: HTTP status %s", u.Redacted(), resp.Status)
 	}
 	if resp.ContentLength > limit {
-		return nil, nil, &TooLargeError{Capability: CapExtractFromURL, URL: u.Redacted(), LimitKB: limitKB, SizeBytes: resp.ContentLength}
+		return nil, "", nil, &TooLargeError{Capability: CapExtractFromURL, URL: u.Redacted(), LimitKB: limitKB, SizeBytes: resp.ContentLength}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", u.Redacted(), err)
+		return nil, "", nil, fmt.Errorf("read %s: %w", u.Redacted(), err)
 	}
 	if int64(len(body)) > limit {
-		return nil, nil, &TooLargeError{Capability: CapExtractFromURL, URL: u.Redacted(), LimitKB: limitKB, SizeBytes: int64(len(body))}
+		return nil, "", nil, &TooLargeError{Capability: CapExtractFromURL, URL: u.Redacted(), LimitKB: limitKB, SizeBytes: int64(len(body))}
 	}
-	return body, resp.Request.URL, nil
+	return body, resp.Header.Get("Content-Type"), resp.Request.URL, nil
 }

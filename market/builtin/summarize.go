@@ -33,10 +33,9 @@ import (
 // sentences), the best remaining sentence is cut to the words still needed
 // and marked with "…". So a 12-word text gets a 2-word short summary (the
 // first words of its best sentence). The only refusals (400) are texts where
-// no whole number of words is inside the bounds: fewer than 5 words for
-// short, fewer than 4 for medium (and exactly 5 or 7, where 10%..30% holds no
-// integer... see summaryBounds), fewer than 2 for long; and texts over
-// maxSummarizeWords.
+// no whole number of words is inside the bounds (fewer than 5 words for
+// short, fewer than 4 for medium, fewer than 2 for long) and texts over
+// maxSummarizeWords words or maxSummarizeBytes bytes.
 
 const (
 	maxSummarizeWords = 60_000
@@ -205,24 +204,27 @@ func pickSentences(sents []sentence, lo, hi, target int) string {
 	slices.SortStableFunc(ranked, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
 	chosen := make(map[int][]string)
 	total := 0
-	var firstUnused *sentence
-	for i := range ranked {
-		s := &ranked[i]
+	for _, s := range ranked {
 		if total < target && total+len(s.tokens) <= hi {
 			chosen[s.pos] = s.tokens
 			total += len(s.tokens)
-		} else if firstUnused == nil {
-			firstUnused = s
 		}
 	}
-	if total < lo && firstUnused != nil {
-		need := min(target-total, len(firstUnused.tokens))
-		need = max(need, lo-total)
-		cut := slices.Clone(firstUnused.tokens[:need])
-		if need < len(firstUnused.tokens) {
+	// Cut unused sentences, best first, until the lower bound is reached.
+	// (One is always enough: the best unused sentence did not fit under hi,
+	// so it is longer than the gap; the loop is defensive.)
+	for i := 0; total < lo && i < len(ranked); i++ {
+		s := ranked[i]
+		if _, used := chosen[s.pos]; used {
+			continue
+		}
+		need := min(len(s.tokens), max(target, lo)-total)
+		cut := slices.Clone(s.tokens[:need])
+		if need < len(s.tokens) {
 			cut[len(cut)-1] = strings.TrimRight(cut[len(cut)-1], ",;:") + "…"
 		}
-		chosen[firstUnused.pos] = cut
+		chosen[s.pos] = cut
+		total += need
 	}
 	var b strings.Builder
 	for _, s := range sents {
