@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 )
 
 const (
@@ -25,6 +26,9 @@ const (
 	// maxOutputLimit keeps a Result a reasonable HTTP response.
 	maxOutputLimit = 64 << 20
 
+	// maxConcurrentJobs bounds WithMaxConcurrent.
+	maxConcurrentJobs = 1024
+
 	wasmPageSize = 65536
 )
 
@@ -34,13 +38,16 @@ type config struct {
 	poolSize    int
 	memoryMB    int
 	outputLimit int
+	// maxConcurrent is how many jobs run at once; 0 means GOMAXPROCS.
+	maxConcurrent int
 }
 
 func defaultConfig() config {
 	return config{
-		poolSize:    DefaultPoolSize,
-		memoryMB:    DefaultMemoryLimitMB,
-		outputLimit: DefaultOutputLimit,
+		poolSize:      DefaultPoolSize,
+		memoryMB:      DefaultMemoryLimitMB,
+		outputLimit:   DefaultOutputLimit,
+		maxConcurrent: runtime.GOMAXPROCS(0),
 	}
 }
 
@@ -52,6 +59,8 @@ func (c config) validate() error {
 		return fmt.Errorf("sandbox option WithMemoryLimitMB: %d is outside [%d, %d]", c.memoryMB, minMemoryLimitMB, maxMemoryLimitMB)
 	case c.outputLimit < 1 || c.outputLimit > maxOutputLimit:
 		return fmt.Errorf("sandbox option WithOutputLimit: %d is outside [1, %d]", c.outputLimit, maxOutputLimit)
+	case c.maxConcurrent < 1 || c.maxConcurrent > maxConcurrentJobs:
+		return fmt.Errorf("sandbox option WithMaxConcurrent: %d is outside [1, %d]", c.maxConcurrent, maxConcurrentJobs)
 	}
 	return nil
 }
@@ -102,6 +111,17 @@ func WithMemoryLimitMB(n int) Option {
 func WithOutputLimit(bytes int) Option {
 	return func(c *config) error {
 		c.outputLimit = bytes
+		return nil
+	}
+}
+
+// WithMaxConcurrent sets how many jobs execute at once; the others wait
+// (their timeout starts when they run, their ctx bounds the wait). More jobs
+// than cores only slow each other towards their timeouts. Defaults to
+// GOMAXPROCS.
+func WithMaxConcurrent(n int) Option {
+	return func(c *config) error {
+		c.maxConcurrent = n
 		return nil
 	}
 }

@@ -171,6 +171,8 @@ type Sandbox struct {
 	// ready holds pre-started interpreters waiting for code. Its capacity
 	// is poolSize-1: the filler holds one more while blocked on the send.
 	ready chan *instance
+	// running holds a token per job in progress (WithMaxConcurrent).
+	running chan struct{}
 	// idle counts pre-started interpreters, the one the filler holds included.
 	idle atomic.Int64
 
@@ -198,7 +200,11 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		return nil, err
 	}
 
-	s := &Sandbox{cfg: cfg, log: slog.Default().With("logger", "swarmwage/sandbox")}
+	s := &Sandbox{
+		cfg:     cfg,
+		log:     slog.Default().With("logger", "swarmwage/sandbox"),
+		running: make(chan struct{}, cfg.maxConcurrent),
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -269,6 +275,17 @@ func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	if s.ctx.Err() != nil {
+		return Result{}, ErrClosed
+	}
+	// Wait for a core before taking an interpreter: a job's timeout counts
+	// from when it runs, and jobs beyond the cores would only slow each
+	// other down towards their timeouts.
+	select {
+	case s.running <- struct{}{}:
+		defer func() { <-s.running }()
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	case <-s.ctx.Done():
 		return Result{}, ErrClosed
 	}
 	inst, err := s.take(ctx)

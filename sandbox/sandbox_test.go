@@ -1,0 +1,481 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/swarmwage/swarmwage/sandbox"
+)
+
+// testEnv is shared by the tests of this file: compiling python.wasm takes
+// seconds, so they share one compile cache and, when the default options
+// do, one Sandbox.
+type testEnv struct {
+	cacheDir string
+	once     sync.Once
+	shared   *sandbox.Sandbox
+	err      error
+}
+
+var env testEnv
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sandbox-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	env.cacheDir = dir
+	code := m.Run()
+	if env.shared != nil {
+		if err := env.shared.Close(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "close shared sandbox:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	// Every interpreter goroutine ends with Close.
+	if err := goleak.Find(); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// sharedSandbox returns the Sandbox with default options (and the test
+// cache dir) that most tests use.
+func sharedSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	env.once.Do(func() {
+		env.shared, env.err = sandbox.New(context.Background(), sandbox.WithCacheDir(env.cacheDir))
+	})
+	require.NoError(t, env.err)
+	return env.shared
+}
+
+// setupSandbox returns a Sandbox of its own, closed when the test ends.
+func setupSandbox(t *testing.T, opts ...sandbox.Option) *sandbox.Sandbox {
+	t.Helper()
+	sharedSandbox(t) // fills the compile cache first
+	s, err := sandbox.New(t.Context(), append([]sandbox.Option{sandbox.WithCacheDir(env.cacheDir)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close(context.Background())) })
+	return s
+}
+
+func run(t *testing.T, s *sandbox.Sandbox, req sandbox.Request) sandbox.Result {
+	t.Helper()
+	res, err := s.Run(t.Context(), req)
+	require.NoError(t, err)
+	return res
+}
+
+func TestExitCodes(t *testing.T) {
+	s := sharedSandbox(t)
+	testCases := []struct {
+		name   string
+		code   string
+		exit   int
+		stdout string
+		stderr string // a substring
+	}{
+		{name: "clean", code: "print(1)", exit: 0, stdout: "1\n"},
+		{name: "uncaught exception", code: "print('a')\n1/0", exit: 1, stdout: "a\n", stderr: "ZeroDivisionError: division by zero"},
+		{name: "syntax error", code: "def (", exit: 1, stderr: "SyntaxError"},
+		{name: "sys.exit(n)", code: "import sys\nprint('bye')\nsys.exit(3)", exit: 3, stdout: "bye\n"},
+		{name: "sys.exit()", code: "import sys; sys.exit()", exit: 0},
+		{name: "sys.exit(message)", code: "import sys; sys.exit('fatal: x')", exit: 1, stderr: "fatal: x"},
+		{name: "exit builtin", code: "exit(7)", exit: 7},
+		{name: "atexit runs", code: "import atexit; atexit.register(print, 'atexit')", exit: 0, stdout: "atexit\n"},
+		{name: "unicode", code: "print('héllo ✓')", exit: 0, stdout: "héllo ✓\n"},
+		{name: "stderr", code: "import sys; print('warn', file=sys.stderr)", exit: 0, stderr: "warn\n"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, sandbox.Request{Code: tc.code})
+			require.Equal(t, tc.exit, res.ExitCode, "stderr: %s", res.Stderr)
+			require.Equal(t, tc.stdout, res.Stdout)
+			require.Contains(t, res.Stderr, tc.stderr)
+			require.False(t, res.Truncated)
+		})
+	}
+}
+
+// The traceback must start in the job's code: the bootstrap's frame would
+// confuse the buyer and leak the job protocol.
+func TestTracebackHidesBootstrap(t *testing.T) {
+	res := run(t, sharedSandbox(t), sandbox.Request{Code: "def f():\n    raise ValueError('x')\nf()"})
+	require.Equal(t, 1, res.ExitCode)
+	require.Contains(t, res.Stderr, "in f")
+	require.NotContains(t, res.Stderr, "_boot")
+}
+
+func TestStdinDelivered(t *testing.T) {
+	s := sharedSandbox(t)
+	res := run(t, s, sandbox.Request{
+		Code:  "import sys\nfirst = input()\nrest = sys.stdin.read()\nprint(first.upper(), len(rest.splitlines()))",
+		Stdin: "hello\nb\nc\n",
+	})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.Equal(t, "HELLO 2\n", res.Stdout)
+
+	res = run(t, s, sandbox.Request{Code: "import sys; print(repr(sys.stdin.read()))"})
+	require.Equal(t, "''\n", res.Stdout, "no stdin reads as EOF")
+}
+
+func TestNoHostFilesystem(t *testing.T) {
+	// A file the guest would find if any host directory were mounted.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("host data"), 0o600))
+	code := fmt.Sprintf(`
+import os
+for path in ["/etc/passwd", %q, "/proc/self/environ", "./secret.txt"]:
+    try:
+        open(path).read()
+        print("READ", path)
+    except OSError as e:
+        print("denied", type(e).__name__)
+for path in ["/tmp/x", "/python/x", "/x"]:
+    try:
+        open(path, "w").write("x")
+        print("WROTE", path)
+    except OSError as e:
+        print("denied", type(e).__name__)
+try:
+    print("root", sorted(os.listdir("/")))
+except OSError as e:
+    print("no root", type(e).__name__)
+`, secret)
+	res := run(t, sharedSandbox(t), sandbox.Request{Code: code})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.NotContains(t, res.Stdout, "READ")
+	require.NotContains(t, res.Stdout, "WROTE")
+	require.Equal(t, 7, strings.Count(res.Stdout, "denied"), res.Stdout)
+	require.NotContains(t, res.Stdout, "host data")
+}
+
+func TestNoNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+			accepted <- struct{}{}
+		}
+	}()
+
+	code := fmt.Sprintf(`
+import socket
+try:
+    socket.create_connection(("127.0.0.1", %d), timeout=1)
+    print("CONNECTED")
+except Exception as e:
+    print("refused", type(e).__name__)
+try:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    print("LISTENING")
+except Exception as e:
+    print("refused", type(e).__name__)
+`, port)
+	res := run(t, sharedSandbox(t), sandbox.Request{Code: code})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.Equal(t, 2, strings.Count(res.Stdout, "refused"), res.Stdout)
+	select {
+	case <-accepted:
+		t.Fatal("the guest reached a host socket")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestNoHostEnvironment(t *testing.T) {
+	t.Setenv("SWARMWAGE_SANDBOX_SECRET", "hunter2")
+	s := setupSandbox(t, sandbox.WithPoolSize(0)) // started after Setenv
+	res := run(t, s, sandbox.Request{Code: "import os; print(dict(os.environ)); print(os.getenv('HOME'), os.getenv('PYTHONHOME'))"})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.Equal(t, "{}\nNone None\n", res.Stdout)
+}
+
+func TestOutputCapTruncates(t *testing.T) {
+	const limit = 1000
+	s := setupSandbox(t, sandbox.WithOutputLimit(limit), sandbox.WithPoolSize(0))
+	testCases := []struct {
+		name      string
+		code      string
+		stdout    int
+		stderr    int
+		truncated bool
+	}{
+		{name: "under the cap", code: "print('x' * 998)", stdout: 999},
+		{name: "exactly the cap", code: "print('x' * 999)", stdout: 1000},
+		{name: "stdout over", code: "print('x' * 10**6)", stdout: limit, truncated: true},
+		{name: "stderr over", code: "import sys\nfor _ in range(1000): print('e' * 100, file=sys.stderr)", stderr: limit, truncated: true},
+		// 999 bytes of 'x' then a 3-byte character cut after its first byte.
+		{name: "cut inside a character", code: "print('x' * 999 + '✓' * 10)", stdout: 999, truncated: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, sandbox.Request{Code: tc.code})
+			require.Equal(t, 0, res.ExitCode, res.Stderr)
+			require.Len(t, res.Stdout, tc.stdout)
+			require.Len(t, res.Stderr, tc.stderr)
+			require.Equal(t, tc.truncated, res.Truncated)
+			_, err := json.Marshal(res)
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestTimeoutKillsInfiniteLoop(t *testing.T) {
+	s := sharedSandbox(t)
+	begin := time.Now()
+	res := run(t, s, sandbox.Request{Code: "print('started', flush=True)\nwhile True:\n    pass", TimeoutMS: 200})
+	elapsed := time.Since(begin)
+	require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode)
+	require.Equal(t, "started\n", res.Stdout, "output before the kill is kept")
+	require.GreaterOrEqual(t, res.DurationMS, int64(200))
+	// A sanity bound, not a timing assertion: the overshoot is measured
+	// by BenchmarkTimeoutOvershoot.
+	require.Less(t, elapsed, 2200*time.Millisecond)
+
+	// The sandbox still works afterwards.
+	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "print('ok')"}).Stdout)
+}
+
+func TestSleepWorksAndIsCutByTimeout(t *testing.T) {
+	s := sharedSandbox(t)
+	res := run(t, s, sandbox.Request{Code: "import time\nt = time.monotonic()\ntime.sleep(0.05)\nprint(time.monotonic() - t >= 0.05)"})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.Equal(t, "True\n", res.Stdout)
+	require.GreaterOrEqual(t, res.DurationMS, int64(50))
+
+	res = run(t, s, sandbox.Request{Code: "import time; time.sleep(-1)"})
+	require.Equal(t, 1, res.ExitCode)
+	require.Contains(t, res.Stderr, "ValueError")
+
+	begin := time.Now()
+	res = run(t, s, sandbox.Request{Code: "import time; time.sleep(60)", TimeoutMS: 200})
+	require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode)
+	require.Less(t, time.Since(begin), 2200*time.Millisecond)
+}
+
+func TestMemoryBombEndsJobNotProcess(t *testing.T) {
+	s := setupSandbox(t, sandbox.WithMemoryLimitMB(64), sandbox.WithPoolSize(1))
+	require.Equal(t, 64, s.Runtime().Limits.MemoryMB)
+	res := run(t, s, sandbox.Request{Code: "a = []\nwhile True:\n    a.append(bytearray(1 << 20))", TimeoutMS: 20000})
+	require.Equal(t, 1, res.ExitCode)
+	require.Contains(t, res.Stderr, "MemoryError")
+
+	res = run(t, s, sandbox.Request{Code: "x = bytearray(100 << 20)", TimeoutMS: 20000})
+	require.Equal(t, 1, res.ExitCode)
+	require.Contains(t, res.Stderr, "MemoryError")
+
+	res = run(t, s, sandbox.Request{Code: "x = bytearray(16 << 20); print(len(x))"})
+	require.Equal(t, 0, res.ExitCode, "memory under the cap works: %s", res.Stderr)
+	require.Equal(t, "16777216\n", res.Stdout)
+}
+
+func TestRandomnessDiffersBetweenRuns(t *testing.T) {
+	s := sharedSandbox(t)
+	code := "import random, os, uuid\nprint(random.random(), os.urandom(16).hex(), uuid.uuid4(), hash('salt'))"
+	a := strings.Fields(run(t, s, sandbox.Request{Code: code}).Stdout)
+	b := strings.Fields(run(t, s, sandbox.Request{Code: code}).Stdout)
+	require.Len(t, a, 4)
+	require.Len(t, b, 4)
+	for i, what := range []string{"random.random", "os.urandom", "uuid4", "str hash seed"} {
+		require.NotEqual(t, a[i], b[i], what)
+	}
+}
+
+func TestClocks(t *testing.T) {
+	s := sharedSandbox(t)
+	require.NoError(t, s.WaitReady(t.Context()))
+	time.Sleep(300 * time.Millisecond) // the interpreter idles in the pool
+	res := run(t, s, sandbox.Request{Code: "import time; print(time.monotonic(), time.perf_counter(), time.time())"})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	f := strings.Fields(res.Stdout)
+	require.Len(t, f, 3)
+	mono, err := strconv.ParseFloat(f[0], 64)
+	require.NoError(t, err)
+	perf, err := strconv.ParseFloat(f[1], 64)
+	require.NoError(t, err)
+	wall, err := strconv.ParseFloat(f[2], 64)
+	require.NoError(t, err)
+	// Near zero: neither the host's uptime nor the 300 ms in the pool.
+	require.Less(t, mono, 0.25)
+	require.Less(t, perf, 0.25)
+	require.InDelta(t, float64(time.Now().UnixNano())/1e9, wall, 5, "the wall clock is real")
+}
+
+func TestConcurrentJobsAllFinish(t *testing.T) {
+	s := sharedSandbox(t)
+	const jobs = 16
+	var wg sync.WaitGroup
+	results := make([]sandbox.Result, jobs)
+	errs := make([]error, jobs)
+	for i := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = s.Run(t.Context(), sandbox.Request{
+				Code:      fmt.Sprintf("import sys\nn = int(sys.stdin.read())\nprint(n, sum(range(n * 1000)))"),
+				Stdin:     strconv.Itoa(i),
+				TimeoutMS: 30000,
+			})
+		}()
+	}
+	// The node stays responsive: a Go timer keeps firing on time while the
+	// jobs run.
+	var late time.Duration
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		tick := time.Now()
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(10 * time.Millisecond):
+			late = max(late, time.Since(tick)-10*time.Millisecond)
+		}
+	}
+	for i := range jobs {
+		require.NoError(t, errs[i])
+		require.Equal(t, 0, results[i].ExitCode, results[i].Stderr)
+		n := i * 1000
+		require.Equal(t, fmt.Sprintf("%d %d\n", i, n*(n-1)/2), results[i].Stdout)
+	}
+	t.Logf("largest timer delay while 16 jobs ran: %v", late)
+	require.Less(t, late, time.Second)
+}
+
+func TestRequestValidation(t *testing.T) {
+	s := sharedSandbox(t)
+	testCases := []struct {
+		name string
+		req  sandbox.Request
+		err  error
+	}{
+		{name: "language", req: sandbox.Request{Code: "print(1)", Language: "javascript"}, err: sandbox.ErrUnsupportedLanguage},
+		{name: "timeout too large", req: sandbox.Request{Code: "print(1)", TimeoutMS: sandbox.MaxTimeoutMS + 1}, err: sandbox.ErrTimeoutTooLarge},
+		{name: "negative timeout", req: sandbox.Request{Code: "print(1)", TimeoutMS: -1}, err: sandbox.ErrInvalidRequest},
+		{name: "empty code", req: sandbox.Request{}, err: sandbox.ErrInvalidRequest},
+		{name: "code too large", req: sandbox.Request{Code: strings.Repeat("#", 2<<20)}, err: sandbox.ErrInvalidRequest},
+		{name: "code not UTF-8", req: sandbox.Request{Code: "print('\xff')"}, err: sandbox.ErrInvalidRequest},
+		{name: "stdin too large", req: sandbox.Request{Code: "print(1)", Stdin: strings.Repeat("x", 2<<20)}, err: sandbox.ErrInvalidRequest},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Run(t.Context(), tc.req)
+			require.ErrorIs(t, err, tc.err)
+			require.ErrorIs(t, err, sandbox.ErrInvalidRequest, "the agent endpoint maps it to 400")
+		})
+	}
+	res := run(t, s, sandbox.Request{Code: "print(1)", Language: "python", TimeoutMS: sandbox.MaxTimeoutMS})
+	require.Equal(t, 0, res.ExitCode)
+}
+
+func TestCallerCancelStopsJob(t *testing.T) {
+	s := sharedSandbox(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	_, err := s.Run(ctx, sandbox.Request{Code: "while True: pass", TimeoutMS: 30000})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(begin), 2200*time.Millisecond)
+}
+
+func TestCloseIsIdempotentAndStopsJobs(t *testing.T) {
+	s, err := sandbox.New(t.Context(), sandbox.WithCacheDir(env.cacheDir), sandbox.WithPoolSize(1))
+	require.NoError(t, err)
+	require.NoError(t, s.WaitReady(t.Context()))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), sandbox.Request{Code: "while True: pass", TimeoutMS: 30000})
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, s.Close(t.Context()))
+	require.NoError(t, s.Close(t.Context()))
+	require.ErrorIs(t, <-errc, sandbox.ErrClosed)
+	_, err = s.Run(t.Context(), sandbox.Request{Code: "print(1)"})
+	require.ErrorIs(t, err, sandbox.ErrClosed)
+}
+
+func TestOptionsValidated(t *testing.T) {
+	testCases := []struct {
+		name string
+		opt  sandbox.Option
+		want string
+	}{
+		{name: "pool", opt: sandbox.WithPoolSize(-1), want: "WithPoolSize"},
+		{name: "memory", opt: sandbox.WithMemoryLimitMB(1), want: "WithMemoryLimitMB"},
+		{name: "output", opt: sandbox.WithOutputLimit(0), want: "WithOutputLimit"},
+		{name: "concurrency", opt: sandbox.WithMaxConcurrent(0), want: "WithMaxConcurrent"},
+		{name: "cache dir", opt: sandbox.WithCacheDir(""), want: "WithCacheDir"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := sandbox.New(t.Context(), tc.opt)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestRuntimeDescriptor(t *testing.T) {
+	rt := sharedSandbox(t).Runtime()
+	require.Equal(t, "python", rt.Language)
+	require.Equal(t, "3.12.0", rt.PythonVersion)
+	require.Equal(t, "wazero", rt.Engine)
+	require.Equal(t, sandbox.DefaultTimeoutMS, rt.Limits.TimeoutDefaultMS)
+	require.Equal(t, sandbox.MaxTimeoutMS, rt.Limits.TimeoutMaxMS)
+	require.Equal(t, sandbox.DefaultMemoryLimitMB, rt.Limits.MemoryMB)
+	require.Equal(t, sandbox.DefaultOutputLimit, rt.Limits.OutputBytes)
+	require.False(t, rt.Network)
+	require.False(t, rt.Filesystem)
+
+	b, err := json.Marshal(rt)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"python_version":"3.12.0"`)
+	require.Contains(t, string(b), `"timeout_max_ms":30000`)
+
+	// The guest reports the version the descriptor claims.
+	res := run(t, sharedSandbox(t), sandbox.Request{Code: "import platform; print(platform.python_version())"})
+	require.Equal(t, rt.PythonVersion+"\n", res.Stdout, res.Stderr)
+}
+
+// EngineVersion must follow go.mod when wazero is upgraded.
+func TestEngineVersionMatchesGoMod(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/tetratelabs/wazero").Output()
+	require.NoError(t, err)
+	require.Equal(t, sandbox.EngineVersion, strings.TrimSpace(string(out)))
+}
+
+// The committed build must be what python/SHA256 and python/VERSION say; New
+// checks the hash, this checks the files agree with each other in form.
+func TestBuildFilesWellFormed(t *testing.T) {
+	sum, err := os.ReadFile("python/SHA256")
+	require.NoError(t, err)
+	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}  python.wasm\n$`), string(sum))
+	version, err := os.ReadFile("python/VERSION")
+	require.NoError(t, err)
+	require.Equal(t, sharedSandbox(t).Runtime().PythonVersion+"\n", string(version))
+	require.Equal(t, strings.Fields(string(sum))[0], sharedSandbox(t).Runtime().BuildSHA256)
+}
