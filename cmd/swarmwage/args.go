@@ -128,7 +128,9 @@ func groupAction(group *cli.Command) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		var names []string
 		for _, s := range group.Subcommands {
-			names = append(names, s.Name)
+			if s.Name != "help" {
+				names = append(names, s.Name)
+			}
 		}
 		sort.Strings(names)
 		if c.NArg() == 0 {

@@ -90,6 +90,7 @@ func commands() []*cli.Command {
 		peersCommand(),
 		sellCommand(),
 		findCommand(),
+		skillcardCommand(),
 	}
 }
 
