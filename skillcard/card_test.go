@@ -316,3 +316,47 @@ func TestValidateInputAndOutput(t *testing.T) {
 	require.ErrorIs(t, c.ValidateOutput(json.RawMessage(`{"ok":"yes"}`)), skillcard.ErrSchemaMismatch)
 	require.ErrorIs(t, c.ValidateOutput(json.RawMessage(`not json`)), skillcard.ErrSchemaMismatch)
 }
+
+func BenchmarkParseExampleCard(b *testing.B) {
+	data := loadExample(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := skillcard.Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestStarterCardIsValid(t *testing.T) {
+	for _, name := range []string{"", "Weather Now", "  Résumé Writer 2 "} {
+		data, err := skillcard.Starter(name)
+		require.NoError(t, err)
+		c := mustParse(t, data)
+		require.Empty(t, c.Validate(), name)
+		require.Equal(t, skillcard.StarterVersion, c.Version)
+		require.Equal(t, 1, c.RiskTier())
+		require.Equal(t, "user", c.Publisher())
+	}
+	c := mustParse(t, must(skillcard.Starter("Weather Now")))
+	require.Equal(t, "weather-now", c.Slug)
+	require.Equal(t, "weather-now --text <text> [--lang <lang>] --json", c.Bindings[0].Command)
+
+	_, err := skillcard.Starter("???")
+	require.ErrorIs(t, err, skillcard.ErrInvalidSkillCard)
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestClaimsCardFileName(t *testing.T) {
+	require.True(t, skillcard.ClaimsCardFileName("dir/apeclaw-nft-autobuy.v1.0.0.json"))
+	require.True(t, skillcard.ClaimsCardFileName("x.v2.json"))
+	require.False(t, skillcard.ClaimsCardFileName("dir.v1.0/card.json"))
+	require.False(t, skillcard.ClaimsCardFileName("card.json"))
+	require.False(t, skillcard.ClaimsCardFileName("card.vx.json"))
+}
