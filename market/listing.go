@@ -11,7 +11,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/skillcard"
 )
 
@@ -41,7 +40,7 @@ const (
 type Listing struct {
 	Version             int             `json:"v"`
 	Capability          string          `json:"capability"`
-	Price               int64           `json:"-"`
+	Price               Credits         `json:"price"`
 	Handler             string          `json:"handler"`
 	InputSchema         json.RawMessage `json:"input_schema,omitempty"`
 	OutputSchema        json.RawMessage `json:"output_schema,omitempty"`
@@ -50,36 +49,6 @@ type Listing struct {
 	SkillCardHash       string          `json:"skillcard_hash,omitempty"`
 	RiskTier            int             `json:"risk_tier,omitempty"`
 	RequiredPermissions []string        `json:"required_permissions,omitempty"`
-}
-
-// listingJSON is Listing on the wire: the price as a decimal string, since
-// stable JSON writes numbers as JavaScript does and int64 micro-credits
-// beyond 2^53 would lose precision.
-type listingJSON struct {
-	listingAlias
-	Price string `json:"price"`
-}
-
-type listingAlias Listing
-
-// MarshalJSON writes the price as a decimal credit string.
-func (l Listing) MarshalJSON() ([]byte, error) {
-	return json.Marshal(listingJSON{listingAlias: listingAlias(l), Price: escrow.FormatAmount(l.Price)})
-}
-
-// UnmarshalJSON reads the price from a decimal credit string.
-func (l *Listing) UnmarshalJSON(b []byte) error {
-	var w listingJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	price, err := escrow.ParseAmount(w.Price)
-	if err != nil {
-		return fmt.Errorf("listing price: %w", err)
-	}
-	*l = Listing(w.listingAlias)
-	l.Price = price
-	return nil
 }
 
 // SignedListing is a Listing with the seller's signature over its stable JSON.

@@ -121,7 +121,7 @@ func TestSignedListingVerify(t *testing.T) {
 	require.NoError(t, err)
 	otherID, err := peer.IDFromPrivateKey(other)
 	require.NoError(t, err)
-	l := Listing{Version: listingVersion, Capability: "text.summarize.short", Price: 50_000, Handler: HandlerBuiltin, Seller: id, CreatedAt: time.Unix(1700000000, 0).UTC()}
+	l := Listing{Version: listingVersion, Capability: "text.summarize.short", Price: Credits(50_000), Handler: HandlerBuiltin, Seller: id, CreatedAt: time.Unix(1700000000, 0).UTC()}
 	signed, err := SignListing(key, l)
 	require.NoError(t, err)
 

@@ -182,7 +182,7 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 	l := Listing{
 		Version:             listingVersion,
 		Capability:          p.Capability,
-		Price:               p.Price,
+		Price:               Credits(p.Price),
 		Handler:             p.Handler.Kind,
 		InputSchema:         in,
 		OutputSchema:        out,

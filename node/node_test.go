@@ -122,7 +122,7 @@ func TestBuyerFindsBothListingsOfSeller(t *testing.T) {
 			require.Len(t, res.Sellers, 1)
 			s := res.Sellers[0]
 			require.Equal(t, seller.Host.ID(), s.Peer.ID)
-			require.Equal(t, mustAmount(t, tc.price), s.Listing.Listing.Price)
+			require.Equal(t, market.Credits(mustAmount(t, tc.price)), s.Listing.Listing.Price)
 			require.NoError(t, s.Listing.Verify(seller.Host.ID(), tc.capID), "the signature must check out")
 		})
 	}

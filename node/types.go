@@ -5,7 +5,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -83,7 +82,7 @@ func listingInfo(o market.Offer) ListingInfo {
 	l := o.Signed.Listing
 	return ListingInfo{
 		Capability:    l.Capability,
-		Price:         escrow.FormatAmount(l.Price),
+		Price:         l.Price.String(),
 		Handler:       o.Handler.String(),
 		CreatedAt:     l.CreatedAt.UTC().Format(time.RFC3339),
 		SkillCardHash: l.SkillCardHash,
@@ -97,7 +96,7 @@ func findInfo(r market.FindResult) FindInfo {
 		out.Sellers = append(out.Sellers, SellerInfo{
 			PeerID:              s.Peer.ID.String(),
 			Capability:          l.Capability,
-			Price:               escrow.FormatAmount(l.Price),
+			Price:               l.Price.String(),
 			Addrs:               p2pAddrs(s.Peer),
 			RTTMS:               float64(s.RTT.Microseconds()) / 1000,
 			Handler:             l.Handler,

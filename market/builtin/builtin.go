@@ -27,12 +27,15 @@
 //     even count, the mean of the two middle values.
 //   - compute.statistics.variance, compute.statistics.stddev: SAMPLE variance
 //     and standard deviation (divisor n-1), as gonum stat.Variance and
-//     stat.StdDev compute them; they need at least two values.
+//     stat.StdDev compute them; they need at least two values. (verify
+//     accepts the sample and the population form.)
 //   - compute.statistics.percentile-95: linear interpolation between closest
 //     ranks (Hyndman and Fan type 7, the default of numpy.percentile, R
 //     quantile and Excel PERCENTILE.INC): h = (n-1)*0.95, result =
 //     x[floor(h)] + (h-floor(h))*(x[floor(h)+1]-x[floor(h)]).
-//     All statistics reject empty data and results that overflow float64.
+//     Mean, median and percentile-95 are verify.Statistic, the definition
+//     the verifier recomputes. All statistics reject empty data, non-finite
+//     values and results that overflow float64.
 //   - compute.math.numeric: see mathexpr.go; arithmetic only.
 //   - chart.generate.from-data: see chart.go.
 //   - image.upscale.2x, image.upscale.4x: Catmull-Rom resampling, PNG out.

@@ -249,7 +249,7 @@ func (p *page) normalize(field, raw string) (any, bool) {
 		return shorten(raw, maxDescriptionShort), true
 	case f == "published_at" || f == "modified_at" || strings.HasSuffix(f, "_at") || strings.HasSuffix(f, "_date"):
 		return normalizeTime(raw)
-	case strings.HasSuffix(field, "_url") || f == "url":
+	case strings.HasSuffix(field, "_url") || strings.HasSuffix(f, "_url") || f == "url":
 		return p.httpsURL(raw)
 	default:
 		if utf8.RuneCountInString(raw) > 2000 {

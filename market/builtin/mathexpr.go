@@ -27,7 +27,7 @@ import (
 // expr language are refused with 400. Every literal is a float64, so there
 // is no integer overflow or integer division.
 //
-// precision (optional, 0..15) is the number of decimal places of the result,
+// precision (optional, 0..17) is the number of decimal places of the result,
 // rounded half away from zero (shopspring/decimal Round) from the shortest
 // decimal that represents the float64 result. Without precision the result
 // is the float64 as computed. A result that is not finite (1/0, sqrt(-1),
@@ -37,7 +37,7 @@ const (
 	maxExprLen     = 4096
 	maxExprNodes   = 2000
 	maxVars        = 256
-	maxPrecision   = 15
+	maxPrecision   = 17 // the input schema's maximum (verify)
 	exprEnvPi      = "pi"
 	exprEnvE       = "e"
 	numericCapName = CapMathNumeric

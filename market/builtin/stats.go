@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/swarmwage/swarmwage/verify"
 )
 
 // maxStatsPoints caps compute.statistics.* inputs; sorting a million floats
@@ -23,11 +24,13 @@ type statOp struct {
 
 func statOps() []statOp {
 	return []statOp{
-		{capID: CapStatsMean, minPoints: 1, fn: func(x []float64) float64 { return stat.Mean(x, nil) }},
-		{capID: CapStatsMedian, minPoints: 1, fn: median},
+		{capID: CapStatsMean, minPoints: 1, fn: sharedStatistic("mean")},
+		{capID: CapStatsMedian, minPoints: 1, fn: sharedStatistic("median")},
+		// Sample forms (n-1), gonum's default; verify accepts them as the
+		// alternative to its population default (verify.AltStatistic).
 		{capID: CapStatsVariance, minPoints: 2, fn: func(x []float64) float64 { return stat.Variance(x, nil) }},
 		{capID: CapStatsStddev, minPoints: 2, fn: func(x []float64) float64 { return stat.StdDev(x, nil) }},
-		{capID: CapStatsP95, minPoints: 1, fn: func(x []float64) float64 { return percentileType7(x, 0.95) }},
+		{capID: CapStatsP95, minPoints: 1, fn: sharedStatistic("percentile-95")},
 	}
 }
 
@@ -70,30 +73,15 @@ func (h statsHandler) Handle(_ context.Context, input json.RawMessage) (json.Raw
 	return encodeOutput(h.op.capID, numberOutput{Result: r})
 }
 
-// median is the middle value of the sorted data, or the mean of the two
-// middle values for an even count. The mean is computed as a+(b-a)/2 so two
-// huge values do not overflow.
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
+// sharedStatistic is verify.Statistic for op, the one definition the
+// verifier recomputes (mean via gonum stat.Mean; median, the mean of the
+// two middle values for an even count; percentile-95, type 7).
+func sharedStatistic(op string) func([]float64) float64 {
+	return func(x []float64) float64 {
+		v, err := verify.Statistic(op, x)
+		if err != nil {
+			return math.NaN() // only for empty data, which Handle refuses first
+		}
+		return v
 	}
-	a, b := s[n/2-1], s[n/2]
-	return a + (b-a)/2
-}
-
-// percentileType7 is Hyndman and Fan's type 7 quantile (numpy's default):
-// linear interpolation between the closest ranks at h = (n-1)p.
-func percentileType7(x []float64, p float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	h := float64(len(s)-1) * p
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	frac := h - float64(lo)
-	return s[lo] + frac*(s[lo+1]-s[lo])
 }

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	textrank "github.com/DavidBelicza/TextRank/v2"
+
+	"github.com/swarmwage/swarmwage/verify"
 )
 
 // text.summarize.short|medium|long
@@ -20,9 +22,12 @@ import (
 // distinct words divided by the square root of its length; sentences are
 // taken best first while they fit, and printed in their original order.
 //
-// Words are counted as whitespace-separated tokens (strings.Fields), in the
-// input and in the summary; the summary is made of input tokens joined by
-// single spaces, so its count is exact. The bounds of the taxonomy are
+// Words are counted as the verifier counts them (verify.WordCount: runs of
+// letters and digits, each Han or kana character one word). The text is cut
+// into whitespace tokens; a token's weight is its word count, and since no
+// word spans whitespace the text's count is the sum of the weights. The
+// summary is input tokens joined by single spaces, so its count is exact.
+// The bounds of the taxonomy are
 //
 //	short:  1 <= words <= 20% of the input
 //	medium: 10% <= words <= 30%
@@ -82,9 +87,11 @@ type summaryOutput struct {
 type summarizeHandler struct{ length summaryLength }
 
 type sentence struct {
-	pos    int
-	tokens []string
-	score  float64
+	pos     int
+	tokens  []string
+	weights []int // verify.WordCount of each token
+	words   int   // sum of weights
+	score   float64
 }
 
 func (h summarizeHandler) Handle(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
@@ -100,6 +107,9 @@ func (h summarizeHandler) Handle(ctx context.Context, input json.RawMessage) (js
 		return nil, inputErr(capID, fmt.Sprintf("text is %d bytes, the limit is %d", len(*in.Text), maxSummarizeBytes))
 	}
 	sents, n := splitSentences(*in.Text)
+	if n != verify.WordCount(*in.Text) {
+		return nil, fmt.Errorf("%s: word count mismatch (%d tokens words, verify counts %d)", capID, n, verify.WordCount(*in.Text))
+	}
 	if n > maxSummarizeWords {
 		return nil, inputErr(capID, fmt.Sprintf("text has %d words, the limit is %d", n, maxSummarizeWords))
 	}
@@ -113,27 +123,36 @@ func (h summarizeHandler) Handle(ctx context.Context, input json.RawMessage) (js
 	}
 	scoreSentences(*in.Text, sents)
 	target := min(hi, max(lo, int(math.Round(float64(n)*float64(h.length.targetPct)/100))))
-	return encodeOutput(capID, summaryOutput{Summary: pickSentences(sents, lo, hi, target)})
+	summary, got := pickSentences(sents, lo, hi, target)
+	if got < lo || got > hi {
+		// Only when tokens are so dense in words (a/b/c/d) that no cut fits.
+		return nil, inputErr(capID, fmt.Sprintf("text has %d words but no extract of its sentences has %d..%d words", n, lo, hi))
+	}
+	return encodeOutput(capID, summaryOutput{Summary: summary})
 }
 
 // splitSentences cuts text into sentences of whitespace tokens. A sentence
 // ends at a token ending in . ! or ? (closing quotes and brackets allowed),
 // unless the token is a common abbreviation or an initial, and at a blank
-// line. It also returns the total number of tokens.
+// line. It also returns the total number of words.
 func splitSentences(text string) ([]sentence, int) {
 	var sents []sentence
-	var cur []string
+	var cur sentence
 	n := 0
 	flush := func() {
-		if len(cur) > 0 {
-			sents = append(sents, sentence{pos: len(sents), tokens: cur})
-			cur = nil
+		if len(cur.tokens) > 0 {
+			cur.pos = len(sents)
+			sents = append(sents, cur)
+			cur = sentence{}
 		}
 	}
 	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
 		for _, tok := range strings.Fields(para) {
-			n++
-			cur = append(cur, tok)
+			w := verify.WordCount(tok)
+			n += w
+			cur.tokens = append(cur.tokens, tok)
+			cur.weights = append(cur.weights, w)
+			cur.words += w
 			if endsSentence(tok) {
 				flush()
 			}
@@ -192,52 +211,58 @@ func scoreSentences(text string, sents []sentence) {
 				sum += weights[w]
 			}
 		}
-		sents[i].score = sum / math.Sqrt(float64(len(sents[i].tokens)))
+		sents[i].score = sum / math.Sqrt(float64(max(1, sents[i].words)))
 	}
 }
 
 // pickSentences takes the best sentences while they fit under hi and the
 // total is under target; if the total is still under lo, it cuts the best
-// unused sentence to the missing number of words.
-func pickSentences(sents []sentence, lo, hi, target int) string {
+// unused sentence to the missing number of words. It returns the summary and
+// its word count.
+func pickSentences(sents []sentence, lo, hi, target int) (string, int) {
 	ranked := slices.Clone(sents)
 	slices.SortStableFunc(ranked, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
 	chosen := make(map[int][]string)
 	total := 0
 	for _, s := range ranked {
-		if total < target && total+len(s.tokens) <= hi {
+		if s.words > 0 && total < target && total+s.words <= hi {
 			chosen[s.pos] = s.tokens
-			total += len(s.tokens)
+			total += s.words
 		}
 	}
 	// Cut unused sentences, best first, until the lower bound is reached.
-	// (One is always enough: the best unused sentence did not fit under hi,
-	// so it is longer than the gap; the loop is defensive.)
+	// One is normally enough: the best unused sentence did not fit under hi,
+	// so it has more words than the gap.
+	goal := max(target, lo)
 	for i := 0; total < lo && i < len(ranked); i++ {
 		s := ranked[i]
 		if _, used := chosen[s.pos]; used {
 			continue
 		}
-		need := min(len(s.tokens), max(target, lo)-total)
-		cut := slices.Clone(s.tokens[:need])
-		if need < len(s.tokens) {
+		var cut []string
+		for j, tok := range s.tokens {
+			if total >= goal || total+s.weights[j] > hi {
+				break
+			}
+			cut = append(cut, tok)
+			total += s.weights[j]
+		}
+		if len(cut) == 0 {
+			continue
+		}
+		if len(cut) < len(s.tokens) {
 			cut[len(cut)-1] = strings.TrimRight(cut[len(cut)-1], ",;:") + "…"
 		}
 		chosen[s.pos] = cut
-		total += need
 	}
 	var b strings.Builder
 	for _, s := range sents {
-		toks, ok := chosen[s.pos]
-		if !ok {
-			continue
-		}
-		for _, t := range toks {
+		for _, t := range chosen[s.pos] {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
 			b.WriteString(t)
 		}
 	}
-	return b.String()
+	return b.String(), total
 }
