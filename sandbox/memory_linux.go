@@ -38,7 +38,13 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 	return m.buf[:size]
 }
 
-// Free implements experimental.LinearMemory.
+// Free implements experimental.LinearMemory. Unmapping tens of MiB of
+// touched pages takes milliseconds, and wazero frees before it returns the
+// job's exit, so it happens off the job's path.
 func (m *mmapMemory) Free() {
-	m.once.Do(func() { _ = syscall.Munmap(m.buf) })
+	m.once.Do(func() {
+		buf := m.buf
+		m.buf = nil
+		go func() { _ = syscall.Munmap(buf) }()
+	})
 }

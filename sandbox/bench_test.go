@@ -1,0 +1,74 @@
+//go:build unix
+
+package sandbox_test
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/sandbox"
+)
+
+// BenchmarkRunPrintWarm is the latency of print(1) from submit to result
+// with a pre-started interpreter waiting (the pool refills between jobs,
+// outside the timer).
+func BenchmarkRunPrintWarm(b *testing.B) {
+	s := sharedSandbox(&testing.T{})
+	b.ReportAllocs()
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		require.NoError(b, s.WaitReady(b.Context()))
+		b.StartTimer()
+		begin := time.Now()
+		res, err := s.Run(b.Context(), sandbox.Request{Code: "print(1)"})
+		total += time.Since(begin)
+		require.NoError(b, err)
+		require.Equal(b, 0, res.ExitCode)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/job")
+}
+
+// BenchmarkRunPrintSustained is print(1) back to back, so each job waits for
+// an interpreter to start: the sustained rate per core.
+func BenchmarkRunPrintSustained(b *testing.B) {
+	s := sharedSandbox(&testing.T{})
+	b.ReportAllocs()
+	begin, cpu := time.Now(), cpuTime(b)
+	for b.Loop() {
+		res, err := s.Run(b.Context(), sandbox.Request{Code: "print(1)"})
+		require.NoError(b, err)
+		require.Equal(b, 0, res.ExitCode)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "jobs/sec")
+	// CPU per job is what bounds jobs/sec per core on a busy machine.
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/job")
+}
+
+// BenchmarkTimeoutOvershoot is how long after its 100 ms deadline an
+// infinite loop is stopped.
+func BenchmarkTimeoutOvershoot(b *testing.B) {
+	s := sharedSandbox(&testing.T{})
+	var over time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		require.NoError(b, s.WaitReady(b.Context()))
+		b.StartTimer()
+		begin := time.Now()
+		res, err := s.Run(b.Context(), sandbox.Request{Code: "while True: pass", TimeoutMS: 100})
+		over += time.Since(begin) - 100*time.Millisecond
+		require.NoError(b, err)
+		require.Equal(b, sandbox.TimeoutExitCode, res.ExitCode)
+	}
+	b.ReportMetric(float64(over.Microseconds())/1000/float64(b.N), "ms-overshoot/job")
+}
+
+// cpuTime is the CPU time (user+system) this process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The host must never hold more than the cap, however the guest writes.
+func TestCappedBufferNeverGrowsPastLimit(t *testing.T) {
+	testCases := []struct {
+		name   string
+		limit  int
+		writes []int
+	}{
+		{name: "one huge write", limit: 1000, writes: []int{1 << 20}},
+		{name: "many small writes", limit: 1000, writes: repeat(7, 500)},
+		{name: "exact fill", limit: 1000, writes: []int{600, 400, 1}},
+		{name: "large cap, growing", limit: 100 << 10, writes: repeat(3000, 100)},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newCappedBuffer(tc.limit)
+			total := 0
+			for _, n := range tc.writes {
+				got, err := b.Write(bytes.Repeat([]byte("x"), n))
+				require.NoError(t, err)
+				require.Equal(t, n, got, "writes report success so the guest keeps running")
+				total += n
+				require.LessOrEqual(t, cap(b.buf), tc.limit)
+			}
+			require.Len(t, b.String(), min(total, tc.limit))
+			require.Equal(t, total > tc.limit, b.truncated)
+		})
+	}
+}
+
+func TestCappedBufferCutKeepsUTF8Valid(t *testing.T) {
+	for limit := 1; limit <= 12; limit++ {
+		b := newCappedBuffer(limit)
+		_, _ = b.Write([]byte("a✓b€c😀d"))
+		s := b.String()
+		require.True(t, utf8.ValidString(s), "limit %d: %q", limit, s)
+		require.True(t, strings.HasPrefix("a✓b€c😀d", s))
+		require.GreaterOrEqual(t, len(s), limit-3)
+	}
+	// Invalid bytes the guest wrote itself are not the cut's business.
+	b := newCappedBuffer(10)
+	_, _ = b.Write([]byte{0xff, 'a'})
+	require.Equal(t, "\xffa", b.String())
+}
+
+func TestJobClockStartsAtZeroWhenJobBegins(t *testing.T) {
+	c := newJobClock()
+	time.Sleep(20 * time.Millisecond)
+	require.Zero(t, c.nanotime(), "frozen while the interpreter waits")
+	c.begin()
+	first := c.nanotime()
+	require.Less(t, first, int64(20*time.Millisecond))
+	time.Sleep(5 * time.Millisecond)
+	require.GreaterOrEqual(t, c.nanotime()-first, int64(5*time.Millisecond))
+}
+
+func TestJobReaderServesPayloadThenEOF(t *testing.T) {
+	gone := make(chan struct{})
+	r := newJobReader(gone)
+	go r.feed(jobPayload(Request{Code: "print(1)", Stdin: "in"}))
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Equal(t, uint64(8), binary.LittleEndian.Uint64(got[:8]))
+	require.Equal(t, "print(1)in", string(got[8:]))
+	select {
+	case <-r.waiting:
+	default:
+		t.Fatal("first Read did not signal readiness")
+	}
+
+	r = newJobReader(gone)
+	close(gone)
+	n, err := r.Read(make([]byte, 8))
+	require.Zero(t, n)
+	require.ErrorIs(t, err, io.EOF, "a discarded interpreter reads EOF")
+}
+
+func TestStdlibFromBuild(t *testing.T) {
+	b, err := loadBuild()
+	require.NoError(t, err)
+	require.NoError(t, fstest.TestFS(b.stdlib, "lib/python3.12/os.pyc", "lib/python3.12/encodings/utf_8.pyc", "lib/python3.12/json/__init__.pyc"))
+}
+
+func TestMemFS(t *testing.T) {
+	m := newMemFS(map[string][]byte{"a/b/c.txt": []byte("c"), "a/d.txt": []byte("dd"), "e": nil})
+	require.NoError(t, fstest.TestFS(m, "a/b/c.txt", "a/d.txt", "e"))
+	_, err := m.Open("../x")
+	require.Error(t, err)
+}
+
+func TestMemoryImage(t *testing.T) {
+	// A module with a data section: an active segment at 4 and one at 10,
+	// and a passive one that is not part of the image.
+	mod := []byte("\x00asm\x01\x00\x00\x00")
+	data := []byte{3,
+		0, 0x41, 4, 0x0b, 2, 'a', 'b',
+		1, 3, 'x', 'y', 'z',
+		0, 0x41, 10, 0x0b, 1, 'c',
+	}
+	mod = append(mod, 1, 0) // empty type section
+	mod = append(mod, 11, byte(len(data)))
+	mod = append(mod, data...)
+	img, err := memoryImage(mod)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0, 0, 0, 0, 'a', 'b', 0, 0, 0, 0, 'c'}, img)
+
+	for _, bad := range [][]byte{nil, []byte("\x00asm\x02\x00\x00\x00"), mod[:len(mod)-1], []byte("\x00asm\x01\x00\x00\x00")} {
+		_, err := memoryImage(bad)
+		require.ErrorIs(t, err, errMalformedWasm)
+	}
+}
+
+func FuzzMemoryImageNoPanic(f *testing.F) {
+	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x07\x01\x00\x41\x04\x0b\x01a"))
+	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x05\x01\x00\x41\x7f\x0b"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		img, err := memoryImage(b)
+		if err == nil {
+			require.LessOrEqual(t, len(img), maxMemoryImage)
+			_, _ = stdlibFS(img)
+		}
+	})
+}
+
+func repeat(n, times int) []int {
+	out := make([]int, times)
+	for i := range out {
+		out[i] = n
+	}
+	return out
+}
