@@ -291,4 +291,3 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
