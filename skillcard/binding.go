@@ -308,3 +308,30 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil // stderr: discard the rest
 }
+
+// Run is the seller handler of a card: it checks the input against
+// inputs_schema (an error wrapping ErrSchemaMismatch is the buyer's fault),
+// runs the card's first binding (never more than one, since a binding may
+// have side effects), and checks the output against outputs_schema (a
+// mismatch wraps both ErrBindingFailed and ErrSchemaMismatch). An invalid
+// card is refused with its ValidationError. Set lim.Dir to the card's
+// directory so a program given as ./script.sh is found next to the card.
+func (c *Card) Run(ctx context.Context, input json.RawMessage, lim Limits) (json.RawMessage, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if err := c.ValidateInput(input); err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	out, err := c.Bindings[0].Run(ctx, input, lim)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ValidateOutput(out); err != nil {
+		return nil, fmt.Errorf("%w: the %s binding's output: %w", ErrBindingFailed, c.Bindings[0].Type, err)
+	}
+	return out, nil
+}

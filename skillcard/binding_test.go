@@ -261,3 +261,33 @@ func TestExampleCardBindingRuns(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &got))
 	require.Equal(t, []string{"nft", "autobuy", "--count", "2", "--minPrice", "0", "--maxPrice", "5", "--scan", "10", "--execute", "--json"}, got.Args)
 }
+
+func TestCardRunChecksSchemasAroundTheBinding(t *testing.T) {
+	dir, err := filepath.Abs("testdata/bin")
+	require.NoError(t, err)
+	card := func(command string) *skillcard.Card {
+		return mustParse(t, mutate(t, func(d map[string]any) {
+			d["bindings"] = []any{map[string]any{"type": "cli", "command": command}}
+			d["outputs_schema"] = map[string]any{"type": "object", "required": []any{"count"}}
+		}))
+	}
+	lim := skillcard.Limits{Dir: dir}
+	good := `{"count":2,"minPrice":0,"maxPrice":5,"currency":"APE","execute":false,"autonomous":false}`
+
+	out, err := card("./stdin.sh").Run(t.Context(), json.RawMessage(good), lim)
+	require.NoError(t, err)
+	require.JSONEq(t, good, string(out))
+
+	_, err = card("./stdin.sh").Run(t.Context(), json.RawMessage(`{"count":99}`), lim)
+	require.ErrorIs(t, err, skillcard.ErrSchemaMismatch)
+	require.NotErrorIs(t, err, skillcard.ErrBindingFailed)
+
+	_, err = card("./ok.sh").Run(t.Context(), json.RawMessage(good), lim)
+	require.ErrorIs(t, err, skillcard.ErrBindingFailed)
+	require.ErrorIs(t, err, skillcard.ErrSchemaMismatch)
+	require.Contains(t, err.Error(), "count")
+
+	invalid := mustParse(t, mutate(t, func(d map[string]any) { delete(d, "bindings") }))
+	_, err = invalid.Run(t.Context(), json.RawMessage(good), lim)
+	require.ErrorIs(t, err, skillcard.ErrInvalidSkillCard)
+}
