@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"image"
 	_ "image/gif"  // input images of upscale may be GIF
@@ -296,28 +297,43 @@ func verifyBackgroundRemove(_ context.Context, j *job) []Check {
 	if err != nil {
 		checks = append(checks, skipped(ckHasAlpha, "no image"))
 	} else {
-		checks = append(checks, alphaCheck(p.img))
+		checks = append(checks, alphaCheck(p.raw))
 	}
 	return append(checks, maskCheck(out.MaskB64))
 }
 
-func hasAlphaChannel(img image.Image) bool {
-	switch m := img.(type) {
-	case *image.NRGBA, *image.NRGBA64, *image.RGBA, *image.RGBA64, *image.Alpha, *image.Alpha16:
+// pngHasAlpha reads the PNG's colour type from IHDR: grey+alpha (4) and
+// RGBA (6) have an alpha channel; grey, RGB and palette images have one
+// when a tRNS chunk precedes the image data. (image/png returns *image.RGBA
+// for opaque RGB files, so the decoded type cannot tell.)
+func pngHasAlpha(raw []byte) bool {
+	const ihdrColorType = 8 + 8 + 9 // signature, length+type, width+height+depth
+	if len(raw) <= ihdrColorType {
+		return false
+	}
+	if ct := raw[ihdrColorType]; ct == 4 || ct == 6 {
 		return true
-	case *image.Paletted:
-		for _, c := range m.Palette {
-			if _, _, _, a := c.RGBA(); a != 0xffff {
-				return true
-			}
+	}
+	for off := 8; off+8 <= len(raw); {
+		n := int(binary.BigEndian.Uint32(raw[off:]))
+		typ := string(raw[off+4 : off+8])
+		switch typ {
+		case "tRNS":
+			return true
+		case "IDAT", "IEND":
+			return false
 		}
+		if n < 0 || n > len(raw) {
+			return false
+		}
+		off += 12 + n
 	}
 	return false
 }
 
-func alphaCheck(img image.Image) Check {
-	if !hasAlphaChannel(img) {
-		return fail(ckHasAlpha, "PNG has no alpha channel (%T); save it as RGBA so the removed background is transparent", img)
+func alphaCheck(raw []byte) Check {
+	if !pngHasAlpha(raw) {
+		return fail(ckHasAlpha, "PNG has no alpha channel; save it as RGBA so the removed background is transparent")
 	}
 	return pass(ckHasAlpha, "alpha channel present")
 }

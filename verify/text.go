@@ -6,14 +6,29 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
-// TextLength is the "length" of the spec's length ratios: the number of
-// Unicode code points after trimming surrounding whitespace. Characters, not
-// words, because the ratios also apply to translations into Chinese and
-// Japanese, which do not separate words with spaces.
-func TextLength(s string) int { return utf8.RuneCountInString(strings.TrimSpace(s)) }
+// TextLength is the "length" of the spec's length ratios: characters, not
+// words (Chinese and Japanese do not separate words with spaces), counted
+// by display width: after trimming surrounding whitespace, each East Asian
+// wide or fullwidth character (Han, kana, Hangul, fullwidth forms) counts
+// two and every other character one. A character count alone makes a
+// faithful English-to-Chinese translation about 0.25x as long and fail the
+// 0.3x bound; display width keeps scripts comparable.
+func TextLength(s string) int {
+	n := 0
+	for _, r := range strings.TrimSpace(s) {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
 
 // WordCount is the spec's word_count: runs of letters and digits (with
 // inner apostrophes and hyphens) count as one word each, and every Han,
