@@ -176,8 +176,8 @@ func decodeJSON(data []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
 }
 
-// Validate returns every problem of the card, in document order; an empty
-// result means the card is valid.
+// Validate returns every problem of the card, field by field in the spec's
+// order; an empty result means the card is valid.
 func (c *Card) Validate() []Problem {
 	return append([]Problem(nil), c.problems...)
 }

@@ -36,7 +36,8 @@ func (ck *checker) add(path, format string, args ...any) {
 	ck.problems = append(ck.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// fill reads doc into c and returns every problem found, in document order.
+// fill reads doc into c and returns every problem found, field by field in
+// the spec's order.
 func (c *Card) fill(doc any) []Problem {
 	ck := &checker{}
 	obj, ok := doc.(map[string]any)
@@ -237,7 +238,7 @@ func (ck *checker) binding(obj map[string]any, path string) Binding {
 	case BindingCLI:
 		if _, ok := obj["command"]; !ok {
 			ck.add(path+"/command", "is required for a cli binding")
-		} else if b.Command != "" {
+		} else if jsTrim(b.Command) != "" {
 			if _, err := parseTemplate(b.Command); err != nil {
 				ck.add(path+"/command", "%v", err)
 			}
@@ -245,7 +246,7 @@ func (ck *checker) binding(obj map[string]any, path string) Binding {
 	case BindingHTTP:
 		if _, ok := obj["url"]; !ok {
 			ck.add(path+"/url", "is required for an http binding")
-		} else if b.URL != "" {
+		} else if jsTrim(b.URL) != "" {
 			if err := checkBindingURL(b.URL); err != nil {
 				ck.add(path+"/url", "%v", err)
 			}
