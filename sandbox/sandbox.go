@@ -59,11 +59,11 @@ const (
 	// a test checks the two agree).
 	EngineVersion = "v1.12.0"
 
-	// maxCodeBytes caps the program text: a request body is untrusted and
-	// the whole program is copied into the guest's memory.
-	maxCodeBytes = 1 << 20
-	// maxStdinBytes caps the stdin of a request for the same reason.
-	maxStdinBytes = 1 << 20
+	// MaxCodeBytes caps Request.Code: a request body is untrusted and the
+	// whole program is copied into the guest's memory.
+	MaxCodeBytes = 1 << 20
+	// MaxStdinBytes caps Request.Stdin for the same reason.
+	MaxStdinBytes = 1 << 20
 )
 
 var (
@@ -249,8 +249,8 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 			TimeoutMaxMS:     MaxTimeoutMS,
 			MemoryMB:         cfg.memoryMB,
 			OutputBytes:      cfg.outputLimit,
-			CodeMaxBytes:     maxCodeBytes,
-			StdinMaxBytes:    maxStdinBytes,
+			CodeMaxBytes:     MaxCodeBytes,
+			StdinMaxBytes:    MaxStdinBytes,
 		},
 	}
 	if cfg.poolSize > 0 {
@@ -306,12 +306,12 @@ func checkRequest(req Request) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: timeout_ms %d is negative", ErrInvalidRequest, req.TimeoutMS)
 	case req.Code == "":
 		return 0, fmt.Errorf("%w: code is empty", ErrInvalidRequest)
-	case len(req.Code) > maxCodeBytes:
-		return 0, fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidRequest, len(req.Code), maxCodeBytes)
+	case len(req.Code) > MaxCodeBytes:
+		return 0, fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidRequest, len(req.Code), MaxCodeBytes)
 	case !utf8.ValidString(req.Code):
 		return 0, fmt.Errorf("%w: code is not valid UTF-8", ErrInvalidRequest)
-	case len(req.Stdin) > maxStdinBytes:
-		return 0, fmt.Errorf("%w: stdin is %d bytes, limit %d", ErrInvalidRequest, len(req.Stdin), maxStdinBytes)
+	case len(req.Stdin) > MaxStdinBytes:
+		return 0, fmt.Errorf("%w: stdin is %d bytes, limit %d", ErrInvalidRequest, len(req.Stdin), MaxStdinBytes)
 	}
 	ms := req.TimeoutMS
 	if ms == 0 {

@@ -91,6 +91,8 @@ func commands() []*cli.Command {
 		sellCommand(),
 		findCommand(),
 		skillcardCommand(),
+		sandboxCommand(),
+		benchCommand(),
 	}
 }
 

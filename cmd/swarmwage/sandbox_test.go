@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sandboxCLI runs the binary with a limit long enough for a first compile
+// of the interpreter on a busy machine.
+func sandboxCLI(t *testing.T, limit time.Duration, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO=", "XDG_CACHE_HOME=")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run swarmwage %v: %v", args, err)
+	}
+	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+func TestSandboxRun(t *testing.T) {
+	// One repo for all cases: the first compiles the interpreter into
+	// <repo>/cache/wazero, the others load it from there.
+	repo := t.TempDir()
+	prog := filepath.Join(t.TempDir(), "prog.py")
+	require.NoError(t, os.WriteFile(prog, []byte("import sys\nprint(sys.stdin.read().upper())\n"), 0o600))
+
+	testCases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string // a substring
+	}{
+		{name: "clean", args: []string{"--code", "print(1)"}, code: 0, stdout: "1\n"},
+		{name: "exit code", args: []string{"--code", "import sys; print('x'); sys.exit(3)"}, code: 3, stdout: "x\n"},
+		{name: "exception", args: []string{"--code", "1/0"}, code: 1, stderr: "ZeroDivisionError"},
+		{name: "timeout", args: []string{"--code", "while True: pass", "--timeout-ms", "200"}, code: 124, stderr: "stopped after --timeout-ms 200"},
+		{name: "file and stdin", args: []string{"--file", prog, "--stdin", "abc"}, code: 0, stdout: "ABC\n"},
+		{name: "flags after subcommand args order", args: []string{"--timeout-ms", "3000", "--code", "print(2)"}, code: 0, stdout: "2\n"},
+		{name: "no program", args: nil, code: 2, stderr: "exactly one of --file FILE or --code STR"},
+		{name: "both", args: []string{"--code", "print(1)", "--file", prog}, code: 2, stderr: "exactly one of"},
+		{name: "timeout too large", args: []string{"--code", "print(1)", "--timeout-ms", "40000"}, code: 2, stderr: "timeout too large"},
+		{name: "missing file", args: []string{"--file", filepath.Join(repo, "nope.py")}, code: 2, stderr: "nope.py"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--repo", repo, "sandbox", "run"}, tc.args...)
+			res := sandboxCLI(t, 3*time.Minute, args...)
+			require.Equal(t, tc.code, res.Code, "stdout %q stderr %q", res.Stdout, res.Stderr)
+			require.Equal(t, tc.stdout, res.Stdout)
+			require.Contains(t, res.Stderr, tc.stderr)
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join(repo, "cache", "wazero"))
+	require.NoError(t, err)
+	require.NotEmpty(t, entries, "the compiled module is cached in the repo")
+
+	t.Run("json", func(t *testing.T) {
+		res := sandboxCLI(t, 3*time.Minute, "--repo", repo, "sandbox", "run", "--json", "--code", "import sys; print('out'); sys.exit(5)")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(res.Stdout), &doc))
+		require.Equal(t, "out\n", doc["stdout"])
+		require.Equal(t, "", doc["stderr"])
+		require.EqualValues(t, 5, doc["exit_code"])
+		require.Equal(t, false, doc["truncated"])
+		require.Contains(t, doc, "duration_ms")
+	})
+}
+
+func TestBenchSandboxJSON(t *testing.T) {
+	res := sandboxCLI(t, 5*time.Minute, "bench", "sandbox", "--n", "3", "--concurrency", "2", "--json")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	var doc map[string]*float64
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &doc))
+	for _, key := range []string{"warm_p50_ms", "warm_p95_ms", "jobs_per_s", "cold_first_job_ms", "cold_first_job_cached_ms"} {
+		require.Contains(t, doc, key)
+		require.NotNil(t, doc[key], key)
+		require.Positive(t, *doc[key], key)
+	}
+	require.Contains(t, doc, "cpu_ratio_vs_python3")
+	if _, err := exec.LookPath("python3"); err == nil {
+		require.NotNil(t, doc["cpu_ratio_vs_python3"])
+		require.Positive(t, *doc["cpu_ratio_vs_python3"])
+	} else {
+		require.Nil(t, doc["cpu_ratio_vs_python3"], "null when python3 is not on the PATH")
+	}
+	require.Len(t, doc, 6)
+}
+
+func TestBenchNeedsSubcommand(t *testing.T) {
+	res := swarmwage(t, "bench")
+	require.Equal(t, 2, res.Code)
+	require.Contains(t, res.Stderr, "sandbox")
+}
