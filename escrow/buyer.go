@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -49,7 +48,7 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 		return nil, fmt.Errorf("lock job %s: %w", truncate(p.JobID), err)
 	}
 	var out *Lock
-	err = e.update(ctx, func(txn *badger.Txn) error {
+	err = e.update(ctx, func(txn *tx) error {
 		out = nil
 		_, err := loadRecord(txn, RoleBuyer, l.JobID)
 		if err == nil {
@@ -154,7 +153,7 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery) error {
 		return fmt.Errorf("record delivery of %s: %w", truncate(d.JobID), err)
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		prev, err := loadRecord(txn, RoleBuyer, d.JobID)
 		if errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
@@ -194,7 +193,7 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery) error {
 
 // sameDelivery returns nil if d is the delivery stored for the job, else
 // an error wrapping otherwise.
-func sameDelivery(txn *badger.Txn, d *Delivery, role Role, otherwise error) error {
+func sameDelivery(txn *tx, d *Delivery, role Role, otherwise error) error {
 	stored, err := loadDelivery(txn, d.JobID, role)
 	if err == nil && stored.equal(d) {
 		return nil
@@ -236,7 +235,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	now := e.now()
 	var out *Settle
 	changed := false
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		out, changed = nil, false
 		prev, err := loadRecord(txn, RoleBuyer, jobID)
 		if errors.Is(err, ErrNotFound) {

@@ -37,9 +37,10 @@ const (
 // Escrow is one node's ledger and escrow state machine, stored in the node's
 // Badger DB under the escrow/, acct/ and receipt/ prefixes. It plays the
 // buyer side of the jobs it locks and the seller side of the locks it
-// accepts. All methods are safe for concurrent use; every change is one
-// Badger transaction, and changes are serialized so that the account, read
-// and written by almost every change, never conflicts.
+// accepts. All methods are safe for concurrent use. Every change is atomic:
+// concurrent changes are applied one after the other and committed together
+// in one Badger transaction (group commit, one fsync), so the account that
+// almost every change touches never conflicts.
 type Escrow struct {
 	db   *badger.DB
 	key  crypto.PrivKey
@@ -47,8 +48,9 @@ type Escrow struct {
 	cfg  config
 	log  *slog.Logger
 
-	mu     sync.Mutex // serializes write transactions
-	closed atomic.Bool
+	commit  committer
+	closeMu sync.RWMutex // held shared by changes in flight, exclusive by Close
+	closed  atomic.Bool
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -98,7 +100,7 @@ func New(db *badger.DB, key crypto.PrivKey, opts ...Option) (*Escrow, error) {
 // checkSchema writes the schema version on first use and refuses a store
 // written by a newer release.
 func (e *Escrow) checkSchema() error {
-	return e.update(context.Background(), func(txn *badger.Txn) error {
+	return e.update(context.Background(), func(txn *tx) error {
 		var s storedSchema
 		err := getJSON(txn, schemaKey(), &s)
 		switch {
@@ -137,45 +139,13 @@ func (e *Escrow) Start(ctx context.Context) error {
 // close the DB.
 func (e *Escrow) Close() error {
 	e.closeOnce.Do(func() {
-		e.closed.Store(true)
 		e.cancel()
+		e.closeMu.Lock() // wait for the changes in flight
+		e.closed.Store(true)
+		e.closeMu.Unlock()
 		e.wg.Wait()
-		e.mu.Lock() // wait for a change in flight
-		defer e.mu.Unlock()
 	})
 	return nil
-}
-
-// update runs fn in one read-write transaction, serialized with every other
-// change of this Escrow, and retries a lost conflict a bounded number of
-// times. fn may run more than once and must only set its results.
-func (e *Escrow) update(ctx context.Context, fn func(txn *badger.Txn) error) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed.Load() {
-		return ErrClosed
-	}
-	for attempt := 0; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := e.db.Update(fn)
-		if errors.Is(err, badger.ErrConflict) && attempt < maxConflictRetries {
-			continue
-		}
-		return err
-	}
-}
-
-// view runs fn in one read-only transaction.
-func (e *Escrow) view(ctx context.Context, fn func(txn *badger.Txn) error) error {
-	if e.closed.Load() {
-		return ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return e.db.View(fn)
 }
 
 func (e *Escrow) now() time.Time { return e.cfg.now().UTC() }
@@ -198,7 +168,7 @@ func (e *Escrow) Deposit(ctx context.Context, amount int64, memo string) error {
 		return fmt.Errorf("deposit: %w", err)
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		b, err := loadBalance(txn)
 		if err != nil {
 			return err
@@ -223,7 +193,7 @@ func (e *Escrow) Deposit(ctx context.Context, amount int64, memo string) error {
 // Balance returns the node's account.
 func (e *Escrow) Balance(ctx context.Context) (Balance, error) {
 	var b storedBalance
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		var err error
 		b, err = loadBalance(txn)
 		return err
@@ -235,34 +205,29 @@ func (e *Escrow) Balance(ctx context.Context) (Balance, error) {
 }
 
 // getJSON reads key into v; a missing key is ErrNotFound.
-func getJSON(txn *badger.Txn, key []byte, v any) error {
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return ErrNotFound
-	}
+func getJSON(txn *tx, key []byte, v any) error {
+	val, err := txn.get(key)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
+		return err
 	}
-	return item.Value(func(val []byte) error {
-		if err := json.Unmarshal(val, v); err != nil {
-			return fmt.Errorf("decode %s: %w", key, err)
-		}
-		return nil
-	})
+	if err := json.Unmarshal(val, v); err != nil {
+		return fmt.Errorf("decode %s: %w", key, err)
+	}
+	return nil
 }
 
-func setJSON(txn *badger.Txn, key []byte, v any) error {
+func setJSON(txn *tx, key []byte, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	if err := txn.Set(key, b); err != nil {
+	if err := txn.set(key, b); err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
 	return nil
 }
 
-func loadBalance(txn *badger.Txn) (storedBalance, error) {
+func loadBalance(txn *tx) (storedBalance, error) {
 	var b storedBalance
 	err := getJSON(txn, balanceKey(), &b)
 	if errors.Is(err, ErrNotFound) {
@@ -277,7 +242,7 @@ func loadBalance(txn *badger.Txn) (storedBalance, error) {
 	return b, nil
 }
 
-func saveBalance(txn *badger.Txn, b storedBalance) error {
+func saveBalance(txn *tx, b storedBalance) error {
 	b.V = schemaVersion
 	if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 {
 		// A bug, never a peer's doing: refuse to commit it.
@@ -286,7 +251,7 @@ func saveBalance(txn *badger.Txn, b storedBalance) error {
 	return setJSON(txn, balanceKey(), b)
 }
 
-func loadRecord(txn *badger.Txn, role Role, jobID string) (*storedRecord, error) {
+func loadRecord(txn *tx, role Role, jobID string) (*storedRecord, error) {
 	var r storedRecord
 	if err := getJSON(txn, jobKey(role, jobID), &r); err != nil {
 		return nil, err
@@ -299,14 +264,14 @@ func loadRecord(txn *badger.Txn, role Role, jobID string) (*storedRecord, error)
 
 // saveRecord writes r and moves its timer index entry: the old one (if
 // prev was open) goes, a new one at r.DueAt comes if r is open.
-func saveRecord(txn *badger.Txn, prev, r *storedRecord) error {
+func saveRecord(txn *tx, prev, r *storedRecord) error {
 	if prev != nil && !prev.State.Final() {
-		if err := txn.Delete(dueKey(prev.DueAt, prev.Role, prev.JobID)); err != nil {
+		if err := txn.delete(dueKey(prev.DueAt, prev.Role, prev.JobID)); err != nil {
 			return fmt.Errorf("delete timer of %s: %w", prev.JobID, err)
 		}
 	}
 	if !r.State.Final() {
-		if err := txn.Set(dueKey(r.DueAt, r.Role, r.JobID), nil); err != nil {
+		if err := txn.set(dueKey(r.DueAt, r.Role, r.JobID), nil); err != nil {
 			return fmt.Errorf("write timer of %s: %w", r.JobID, err)
 		}
 	} else {
@@ -316,7 +281,7 @@ func saveRecord(txn *badger.Txn, prev, r *storedRecord) error {
 	return setJSON(txn, jobKey(r.Role, r.JobID), r)
 }
 
-func putReceipt(txn *badger.Txn, jobID string, role Role, kind string, msg json.Marshaler) error {
+func putReceipt(txn *tx, jobID string, role Role, kind string, msg json.Marshaler) error {
 	b, err := msg.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("encode %s receipt of %s: %w", kind, jobID, err)
@@ -324,15 +289,15 @@ func putReceipt(txn *badger.Txn, jobID string, role Role, kind string, msg json.
 	return setJSON(txn, receiptKey(jobID, role, kind), storedReceipt{V: schemaVersion, Msg: b})
 }
 
-func hasReceipt(txn *badger.Txn, jobID string, role Role, kind string) (bool, error) {
-	_, err := txn.Get(receiptKey(jobID, role, kind))
-	if errors.Is(err, badger.ErrKeyNotFound) {
+func hasReceipt(txn *tx, jobID string, role Role, kind string) (bool, error) {
+	_, err := txn.get(receiptKey(jobID, role, kind))
+	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-func loadLock(txn *badger.Txn, jobID string, role Role) (*Lock, error) {
+func loadLock(txn *tx, jobID string, role Role) (*Lock, error) {
 	var r storedReceipt
 	if err := getJSON(txn, receiptKey(jobID, role, receiptLock), &r); err != nil {
 		return nil, fmt.Errorf("lock receipt of %s: %w", jobID, err)
@@ -344,7 +309,7 @@ func loadLock(txn *badger.Txn, jobID string, role Role) (*Lock, error) {
 	return &l, nil
 }
 
-func loadDelivery(txn *badger.Txn, jobID string, role Role) (*Delivery, error) {
+func loadDelivery(txn *tx, jobID string, role Role) (*Delivery, error) {
 	var r storedReceipt
 	if err := getJSON(txn, receiptKey(jobID, role, receiptDelivery), &r); err != nil {
 		return nil, fmt.Errorf("delivery receipt of %s: %w", jobID, err)
@@ -356,7 +321,7 @@ func loadDelivery(txn *badger.Txn, jobID string, role Role) (*Delivery, error) {
 	return &d, nil
 }
 
-func loadSettle(txn *badger.Txn, jobID string, role Role) (*Settle, error) {
+func loadSettle(txn *tx, jobID string, role Role) (*Settle, error) {
 	var r storedReceipt
 	if err := getJSON(txn, receiptKey(jobID, role, receiptSettle), &r); err != nil {
 		return nil, fmt.Errorf("settle receipt of %s: %w", jobID, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ const testGrace = 5 * time.Second
 func openDB(tb testing.TB, dir string) *badger.DB {
 	tb.Helper()
 	opts := badger.DefaultOptions(dir).
-		WithSyncWrites(true).
+		WithSyncWrites(os.Getenv("NOSYNC") == "").
 		WithLogger(nil).
 		WithMemTableSize(8 << 20).
 		WithValueThreshold(1 << 10).

@@ -35,6 +35,9 @@ func decodeKeyPart(s string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("decode key part %q: %w", s, err)
 	}
+	if len(b) == 0 || encodeKeyPart(string(b)) != s {
+		return "", fmt.Errorf("decode key part %q: not canonical base32", s)
+	}
 	return string(b), nil
 }
 

@@ -14,7 +14,7 @@ import (
 // node locked the job, else the seller-side one. ErrNotFound if neither.
 func (e *Escrow) Get(ctx context.Context, jobID string) (Record, error) {
 	var out Record
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		var err error
 		out, err = getRecord(txn, RoleBuyer, jobID)
 		if errors.Is(err, ErrNotFound) {
@@ -32,7 +32,7 @@ func (e *Escrow) Get(ctx context.Context, jobID string) (Record, error) {
 // has none.
 func (e *Escrow) GetRole(ctx context.Context, jobID string, role Role) (Record, error) {
 	var out Record
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		var err error
 		out, err = getRecord(txn, role, jobID)
 		return err
@@ -49,7 +49,7 @@ func (e *Escrow) List(ctx context.Context, f Filter) ([]Record, error) {
 		return nil, fmt.Errorf("list escrow: unknown role %q", f.Role)
 	}
 	var out []Record
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		var stored []*storedRecord
 		err := scanRecords(txn, f.Role, func(r *storedRecord) error {
 			if f.State == "" || r.State == f.State {
@@ -86,14 +86,14 @@ func (e *Escrow) List(ctx context.Context, f Filter) ([]Record, error) {
 }
 
 // scanRecords calls fn for every stored record of role ("" for both).
-func scanRecords(txn *badger.Txn, role Role, fn func(*storedRecord) error) error {
+func scanRecords(txn *tx, role Role, fn func(*storedRecord) error) error {
 	prefix := []byte(jobPrefix)
 	if role != "" {
 		prefix = []byte(jobPrefix + string(role) + "/")
 	}
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
-	it := txn.NewIterator(opts)
+	it := txn.txn.NewIterator(opts)
 	defer it.Close()
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		role, id, err := parseJobKey(it.Item().Key())
@@ -111,7 +111,7 @@ func scanRecords(txn *badger.Txn, role Role, fn func(*storedRecord) error) error
 	return nil
 }
 
-func getRecord(txn *badger.Txn, role Role, jobID string) (Record, error) {
+func getRecord(txn *tx, role Role, jobID string) (Record, error) {
 	r, err := loadRecord(txn, role, jobID)
 	if err != nil {
 		return Record{}, err
@@ -120,7 +120,7 @@ func getRecord(txn *badger.Txn, role Role, jobID string) (Record, error) {
 }
 
 // withEvidence turns a stored record into a Record with its receipts.
-func withEvidence(txn *badger.Txn, r *storedRecord) (Record, error) {
+func withEvidence(txn *tx, r *storedRecord) (Record, error) {
 	out := Record{
 		JobID: r.JobID, Role: r.Role, State: r.State, Amount: r.Amount,
 		Capability: r.Capability, QuoteID: r.QuoteID, Buyer: r.Buyer, Seller: r.Seller,
@@ -150,7 +150,7 @@ func withEvidence(txn *badger.Txn, r *storedRecord) (Record, error) {
 // released seller jobs, Deposited of the deposit log — and every open job
 // has its timer. The error wraps ErrInvariant and says what is off.
 func (e *Escrow) CheckInvariant(ctx context.Context) error {
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		b, err := loadBalance(txn)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 				earned.Add(earned, amt)
 			}
 			if !r.State.Final() {
-				if _, err := txn.Get(dueKey(r.DueAt, r.Role, r.JobID)); err != nil {
+				if _, err := txn.get(dueKey(r.DueAt, r.Role, r.JobID)); err != nil {
 					return fmt.Errorf("%w: open %s job %s has no timer: %v", ErrInvariant, r.Role, r.JobID, err)
 				}
 			}
@@ -214,12 +214,12 @@ func sum(xs ...int64) *big.Int {
 	return t
 }
 
-func sumDeposits(txn *badger.Txn) (*big.Int, error) {
+func sumDeposits(txn *tx) (*big.Int, error) {
 	total := new(big.Int)
 	prefix := []byte(depositPrefix)
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
-	it := txn.NewIterator(opts)
+	it := txn.txn.NewIterator(opts)
 	defer it.Close()
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		k := it.Item().KeyCopy(nil)

@@ -11,7 +11,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 )
 
-func signLock(t *testing.T, key crypto.PrivKey, l *escrow.Lock) *escrow.Lock {
+func signLock(t testing.TB, key crypto.PrivKey, l *escrow.Lock) *escrow.Lock {
 	t.Helper()
 	b, err := l.SigningBytes()
 	require.NoError(t, err)
@@ -20,7 +20,7 @@ func signLock(t *testing.T, key crypto.PrivKey, l *escrow.Lock) *escrow.Lock {
 	return l
 }
 
-func signDelivery(t *testing.T, key crypto.PrivKey, d *escrow.Delivery) *escrow.Delivery {
+func signDelivery(t testing.TB, key crypto.PrivKey, d *escrow.Delivery) *escrow.Delivery {
 	t.Helper()
 	b, err := d.SigningBytes()
 	require.NoError(t, err)
@@ -29,7 +29,7 @@ func signDelivery(t *testing.T, key crypto.PrivKey, d *escrow.Delivery) *escrow.
 	return d
 }
 
-func signSettle(t *testing.T, key crypto.PrivKey, s *escrow.Settle) *escrow.Settle {
+func signSettle(t testing.TB, key crypto.PrivKey, s *escrow.Settle) *escrow.Settle {
 	t.Helper()
 	b, err := s.SigningBytes()
 	require.NoError(t, err)

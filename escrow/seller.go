@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 // AcceptLock records a buyer's signed lock for a job this node sells:
@@ -28,7 +26,7 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock) error {
 		return fmt.Errorf("accept lock %s: %w", truncate(l.JobID), err)
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		_, err := loadRecord(txn, RoleSeller, l.JobID)
 		if err == nil {
 			stored, err := loadLock(txn, l.JobID, RoleSeller)
@@ -103,7 +101,7 @@ func (e *Escrow) Deliver(ctx context.Context, jobID, outputHash string) (*Delive
 	}
 	now := e.now()
 	var out *Delivery
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		out = nil
 		prev, err := loadRecord(txn, RoleSeller, jobID)
 		if errors.Is(err, ErrNotFound) {
@@ -181,7 +179,7 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	}
 	now := e.now()
 	changed := false
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
 		if errors.Is(err, ErrNotFound) {
@@ -253,7 +251,7 @@ func settleTarget(cur State, decision string) (State, error) {
 
 // keepEvidence stores a settle for a job already in the state it leads to,
 // unless one is stored: a timer settled the job before the message came.
-func keepEvidence(txn *badger.Txn, s *Settle) error {
+func keepEvidence(txn *tx, s *Settle) error {
 	has, err := hasReceipt(txn, s.JobID, RoleSeller, receiptSettle)
 	if err != nil || has {
 		return err
@@ -262,7 +260,7 @@ func keepEvidence(txn *badger.Txn, s *Settle) error {
 }
 
 // credit adds a sold job's amount to the available and earned balances.
-func credit(txn *badger.Txn, amount int64) error {
+func credit(txn *tx, amount int64) error {
 	b, err := loadBalance(txn)
 	if err != nil {
 		return err
@@ -288,7 +286,7 @@ func (e *Escrow) FailJob(ctx context.Context, jobID, reason string) error {
 	}
 	now := e.now()
 	changed := false
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, jobID)
 		if errors.Is(err, ErrNotFound) {

@@ -78,11 +78,11 @@ func (e *Escrow) FireDue(ctx context.Context) (int, error) {
 // dueBatch reads up to timerBatch timer keys due at now, after the key after.
 func (e *Escrow) dueBatch(ctx context.Context, now time.Time, after []byte) ([]dueJob, error) {
 	var out []dueJob
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		opts := badger.DefaultIteratorOptions
 		opts.PrefetchValues = false
 		opts.Prefix = []byte(duePrefix)
-		it := txn.NewIterator(opts)
+		it := txn.txn.NewIterator(opts)
 		defer it.Close()
 		start := []byte(duePrefix)
 		if after != nil {
@@ -116,7 +116,7 @@ func (e *Escrow) fire(ctx context.Context, j dueJob, now time.Time) (bool, error
 
 func (e *Escrow) fireBuyer(ctx context.Context, j dueJob, now time.Time) (bool, error) {
 	var state State
-	err := e.view(ctx, func(txn *badger.Txn) error {
+	err := e.view(ctx, func(txn *tx) error {
 		rec, err := loadRecord(txn, RoleBuyer, j.jobID)
 		if err != nil {
 			return err
@@ -146,17 +146,17 @@ func (e *Escrow) fireBuyer(ctx context.Context, j dueJob, now time.Time) (bool, 
 func (e *Escrow) fireSeller(ctx context.Context, j dueJob, now time.Time) (bool, error) {
 	changed := false
 	var reason string
-	err := e.update(ctx, func(txn *badger.Txn) error {
+	err := e.update(ctx, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, j.jobID)
 		if errors.Is(err, ErrNotFound) {
-			return txn.Delete(j.key)
+			return txn.delete(j.key)
 		}
 		if err != nil {
 			return err
 		}
 		if prev.State.Final() || prev.DueAt.After(now) || string(dueKey(prev.DueAt, prev.Role, prev.JobID)) != string(j.key) {
-			return txn.Delete(j.key) // stale index entry
+			return txn.delete(j.key) // stale index entry
 		}
 		rec := *prev
 		rec.UpdatedAt = now
@@ -190,7 +190,7 @@ func (e *Escrow) dropStaleTimer(ctx context.Context, j dueJob, readErr error) er
 	if readErr != nil && !errors.Is(readErr, ErrNotFound) {
 		return readErr
 	}
-	return e.update(ctx, func(txn *badger.Txn) error {
+	return e.update(ctx, func(txn *tx) error {
 		rec, err := loadRecord(txn, j.role, j.jobID)
 		if err == nil && !rec.State.Final() && string(dueKey(rec.DueAt, rec.Role, rec.JobID)) == string(j.key) {
 			return nil // the key is current, just not due: keep it
@@ -198,6 +198,6 @@ func (e *Escrow) dropStaleTimer(ctx context.Context, j dueJob, readErr error) er
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
-		return txn.Delete(j.key)
+		return txn.delete(j.key)
 	})
 }
