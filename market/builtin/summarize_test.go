@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/verify"
 )
 
 var loremWords = strings.Fields(`market agent seller buyer price quote escrow network peer capability
@@ -93,7 +95,7 @@ func TestSummarizeWithinBoundsForAllSizes(t *testing.T) {
 				got, err := summarize(t, r, l.capID, text)
 				require.NoError(t, err, "%s n=%d", l.capID, n)
 				lo, hi := summaryBounds(l, n)
-				c := len(strings.Fields(got))
+				c := verify.WordCount(got)
 				require.True(t, c >= lo && c <= hi, "%s n=%d maxSent=%d: %d words, want %d..%d", l.capID, n, maxSent, c, lo, hi)
 			}
 		}
@@ -116,6 +118,21 @@ func TestSummarizeShortInputs(t *testing.T) {
 		_, err := summarize(t, r, tc.capID, strings.Repeat("word ", tc.n))
 		ie := requireInputError(t, err)
 		require.Contains(t, ie.Error(), fmt.Sprintf("%d words", tc.n))
+	}
+}
+
+// TestSummarizeCountsWordsLikeTheVerifier: "U.S." is two words and "—" none
+// for the verifier, so the bounds come from its count, not from tokens.
+func TestSummarizeCountsWordsLikeTheVerifier(t *testing.T) {
+	r := newTestRegistry(t)
+	text := "U.S. e.g. a/b/c — — — well-known don't stop. " + strings.Repeat("More words follow here now. ", 3)
+	n := verify.WordCount(text)
+	require.NotEqual(t, len(strings.Fields(text)), n)
+	for _, l := range summaryLengths() {
+		got, err := summarize(t, r, l.capID, text)
+		require.NoError(t, err)
+		lo, hi := summaryBounds(l, n)
+		require.True(t, verify.WordCount(got) >= lo && verify.WordCount(got) <= hi, "%s: %q", l.capID, got)
 	}
 }
 
