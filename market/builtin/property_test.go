@@ -281,12 +281,16 @@ func TestPropertySandboxed(t *testing.T) {
 	r := newTestRegistry(t, WithSandbox(sb))
 	rng := rand.New(rand.NewPCG(18, 1))
 	programs := []func() map[string]any{
-		func() map[string]any { return map[string]any{"code": fmt.Sprintf("print(%d * %d)", rng.IntN(1000), rng.IntN(1000))} },
+		func() map[string]any {
+			return map[string]any{"code": fmt.Sprintf("print(%d * %d)", rng.IntN(1000), rng.IntN(1000))}
+		},
 		func() map[string]any {
 			return map[string]any{"code": "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))", "stdin": fmt.Sprint(rng.IntN(9), " ", rng.IntN(9)), "language": "python"}
 		},
 		func() map[string]any { return map[string]any{"code": fmt.Sprintf("raise KeyError(%d)", rng.IntN(9))} },
-		func() map[string]any { return map[string]any{"code": "while True: pass", "timeout_ms": 200 + rng.IntN(300)} },
+		func() map[string]any {
+			return map[string]any{"code": "while True: pass", "timeout_ms": 200 + rng.IntN(300)}
+		},
 		func() map[string]any { return map[string]any{"code": "print('x' * 10**6)"} },
 	}
 	for i := 0; i < 10; i++ {
