@@ -200,6 +200,19 @@ func (r *Registry) Capabilities() []string {
 	return ids
 }
 
+// AllCapabilities lists, sorted, every capability this package can serve,
+// code.execute.sandboxed included (it needs WithSandbox at run time). It is
+// what `swarmwage caps list --builtin` marks.
+func AllCapabilities() []string {
+	ids := []string{
+		CapStatsMean, CapStatsMedian, CapStatsStddev, CapStatsVariance, CapStatsP95, CapMathNumeric, CapChart,
+		CapUpscale2x, CapUpscale4x, CapExtractFromURL, CapSummarizeShort, CapSummarizeMedium, CapSummarizeLong,
+		CapSentiment, CapCodeSandboxed,
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // decodeInput unmarshals a job input into v. Unknown fields are ignored
 // (capabilities only gain optional fields within a major version).
 func decodeInput(capID string, input json.RawMessage, v any) error {

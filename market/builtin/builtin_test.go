@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/verify"
 )
 
 func newTestRegistry(t testing.TB, opts ...Option) *Registry {
@@ -56,6 +58,12 @@ func TestCapabilitiesSortedAndComplete(t *testing.T) {
 	}, caps)
 	_, ok := r.Lookup(CapCodeSandboxed)
 	require.False(t, ok, "sandboxed execution needs WithSandbox")
+	withSandbox := newTestRegistry(t, WithSandbox(&fakeRunner{}))
+	require.Equal(t, AllCapabilities(), withSandbox.Capabilities())
+	for _, id := range AllCapabilities() {
+		_, err := verify.Parse(id)
+		require.NoError(t, err, "%s must be a taxonomy capability", id)
+	}
 	_, err := r.Handle(context.Background(), "image.generate.photorealistic.png", []byte(`{}`))
 	require.ErrorIs(t, err, ErrUnknownCapability)
 }
