@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -123,4 +124,30 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 		out = append(out, s)
 	}
 	return out, rejected, rtt, nil
+}
+
+// stream POSTs body to seller and returns the response for the caller to
+// read as a stream. A non-2xx answer is a *StatusError.
+func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
+	rt, err := c.http.NewConstrainedRoundTripper(seller)
+	if err != nil {
+		return nil, fmt.Errorf("reach %s: %w", seller.ID, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s at %s: %w", path, seller.ID, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxListingSize))
+		var e errorBody
+		_ = json.Unmarshal(data, &e)
+		return nil, &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
+	}
+	return resp, nil
 }

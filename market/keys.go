@@ -1,5 +1,11 @@
 package market
 
+import (
+	"encoding/base32"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
 // Badger keys of the market. Capability IDs are lowercase [a-z0-9.-] after
 // verify.CheckID, so they cannot contain the separator of a longer key.
 //
@@ -7,3 +13,28 @@ package market
 const listingPrefix = "listing/"
 
 func listingKey(capID string) []byte { return []byte(listingPrefix + capID) }
+
+//	job/<role>/<base32 job id>          -> JobRecord (versioned JSON)
+//	rating/<seller peer id>/<base32 job id> -> rating (versioned JSON)
+//
+// Job IDs come from the network, so they are base32-encoded to stay inside
+// their namespace whatever bytes they hold. Peer IDs are base58 and contain
+// no '/'.
+const (
+	jobPrefix    = "job/"
+	ratingPrefix = "rating/"
+)
+
+var keyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func jobKey(role, jobID string) []byte {
+	return []byte(jobPrefix + role + "/" + keyEncoding.EncodeToString([]byte(jobID)))
+}
+
+func jobRolePrefix(role string) []byte { return []byte(jobPrefix + role + "/") }
+
+func ratingKey(seller peer.ID, jobID string) []byte {
+	return []byte(ratingPrefix + seller.String() + "/" + keyEncoding.EncodeToString([]byte(jobID)))
+}
+
+func ratingSellerPrefix(seller peer.ID) []byte { return []byte(ratingPrefix + seller.String() + "/") }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
 )
 
 const testNetwork = "markettest"
@@ -46,7 +47,11 @@ func setupPeer(t *testing.T, boot *testPeer, opts ...Option) *testPeer {
 	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil).WithMemTableSize(8 << 20))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	m, err := New(h, db, key, r, opts...)
+	esc, err := escrow.New(db, key)
+	require.NoError(t, err)
+	require.NoError(t, esc.Start(context.Background()))
+	t.Cleanup(func() { esc.Close() })
+	m, err := New(h, db, key, r, esc, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	require.NoError(t, m.Start(context.Background()))

@@ -14,6 +14,7 @@ import (
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
 )
 
 // ErrClosed is returned by calls on a closed Market.
@@ -22,14 +23,20 @@ var ErrClosed = errors.New("market closed")
 // Market is one node's market: its agent endpoint (seller side) and its
 // buyer side. It is safe for concurrent use.
 type Market struct {
-	cfg     config
-	host    host.Host
-	routing *dht.Routing
-	store   *Store
-	http    *libp2phttp.Host
-	client  *agentClient
-	server  *server
-	log     *slog.Logger
+	cfg      config
+	host     host.Host
+	key      crypto.PrivKey
+	routing  *dht.Routing
+	escrow   *escrow.Escrow
+	store    *Store
+	jobs     *jobs
+	handlers *handlers
+	http     *libp2phttp.Host
+	client   *agentClient
+	server   *server
+	log      *slog.Logger
+
+	outboxKick chan struct{}
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -38,9 +45,9 @@ type Market struct {
 	closeOnce sync.Once
 }
 
-// New wires a Market on h, keeping its state in db and finding sellers
-// through routing. It serves nothing until Start.
-func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, opts ...Option) (*Market, error) {
+// New wires a Market on h, keeping its state in db, its money in esc, and
+// finding sellers through routing. It serves nothing until Start.
+func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, esc *escrow.Escrow, opts ...Option) (*Market, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o == nil {
@@ -50,6 +57,9 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, o
 			return nil, err
 		}
 	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	store, err := NewStore(db, key)
 	if err != nil {
 		return nil, err
@@ -57,17 +67,23 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, o
 	ctx, cancel := context.WithCancel(context.Background())
 	hh := &libp2phttp.Host{StreamHost: h}
 	m := &Market{
-		cfg:     cfg,
-		host:    h,
-		routing: routing,
-		store:   store,
-		http:    hh,
-		client:  &agentClient{http: hh},
-		log:     cfg.logger,
-		ctx:     ctx,
-		cancel:  cancel,
+		cfg:        cfg,
+		host:       h,
+		key:        key,
+		routing:    routing,
+		escrow:     esc,
+		store:      store,
+		jobs:       &jobs{db: db},
+		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
+		http:       hh,
+		client:     &agentClient{http: hh},
+		log:        cfg.logger,
+		ctx:        ctx,
+		cancel:     cancel,
+		outboxKick: make(chan struct{}, 1),
 	}
 	m.server = newServer(store, h.ID(), cfg)
+	newSeller(m).register(m.server.mux)
 	return m, nil
 }
 
@@ -81,6 +97,8 @@ func (m *Market) Start(ctx context.Context) error {
 			m.log.Error("agent endpoint stopped", "err", err)
 		}
 	}()
+	m.wg.Add(1)
+	go m.outboxLoop()
 	offers, err := m.store.List(ctx)
 	if err != nil {
 		return err
@@ -106,6 +124,10 @@ func (m *Market) Close() error {
 // Handler is the agent endpoint as a plain http.Handler, for serving it on
 // TCP to HTTP-only buyers.
 func (m *Market) Handler() http.Handler { return m.server }
+
+// SettleOutbox asks the outbox to send pending settles now; the node calls
+// it when its escrow timers settle a job.
+func (m *Market) SettleOutbox() { m.kickOutbox() }
 
 // Store is the offer store.
 func (m *Market) Store() *Store { return m.store }

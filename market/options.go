@@ -1,22 +1,78 @@
 package market
 
 import (
+	"errors"
 	"log/slog"
+	"net/http"
+	"runtime"
 	"testing"
+	"time"
+
+	"github.com/swarmwage/swarmwage/market/builtin"
+)
+
+// Defaults of a seller's terms and limits.
+const (
+	// DefaultWindow is the verification window a seller quotes: how long
+	// after delivery a buyer may still refund. Buyers that verify at once
+	// settle in milliseconds; the window only matters when one crashes.
+	DefaultWindow = 10 * time.Minute
+	// DefaultMaxDuration is the longest job deadline a seller accepts.
+	DefaultMaxDuration = 5 * time.Minute
+	// DefaultQuoteTTL is how long a quote stays valid.
+	DefaultQuoteTTL = time.Minute
+	// DefaultQueue is how many jobs may wait for a free slot before quotes
+	// answer 429.
+	DefaultQueue = 64
+	// defaultOutboxInterval is how often unsent settles are retried.
+	defaultOutboxInterval = 5 * time.Second
 )
 
 // Option configures a Market.
 type Option func(*config) error
 
 type config struct {
-	logger  *slog.Logger
-	runtime func() any
+	logger         *slog.Logger
+	runtime        func() any
+	builtin        *builtin.Registry
+	httpClient     *http.Client
+	window         time.Duration
+	maxDuration    time.Duration
+	quoteTTL       time.Duration
+	concurrency    int
+	queue          int
+	outboxInterval time.Duration
+	now            func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
 }
 
 func defaultConfig() config {
-	return config{logger: slog.Default().With("subsystem", "swarmwage/market")}
+	return config{
+		logger:         slog.Default().With("subsystem", "swarmwage/market"),
+		httpClient:     &http.Client{},
+		window:         DefaultWindow,
+		maxDuration:    DefaultMaxDuration,
+		quoteTTL:       DefaultQuoteTTL,
+		concurrency:    max(4, 2*runtime.NumCPU()),
+		queue:          DefaultQueue,
+		outboxInterval: defaultOutboxInterval,
+		now:            time.Now,
+	}
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.window <= 0 || c.window > 30*24*time.Hour:
+		return errors.New("market: VerificationWindow must be between 1ms and 30 days")
+	case c.maxDuration <= 0:
+		return errors.New("market: MaxJobDuration must be positive")
+	case c.quoteTTL <= 0:
+		return errors.New("market: QuoteTTL must be positive")
+	case c.concurrency < 1 || c.queue < 0:
+		return errors.New("market: Concurrency must be at least 1 and Queue at least 0")
+	}
+	return nil
 }
 
 // Logger sets the logger. Defaults to slog.Default().
@@ -28,6 +84,46 @@ func Logger(l *slog.Logger) Option {
 // at GET /capabilities/code.execute.sandboxed/runtime. Defaults to none.
 func SandboxRuntime(f func() any) Option {
 	return func(c *config) error { c.runtime = f; return nil }
+}
+
+// Builtin sets the registry of built-in handlers. Defaults to none: builtin
+// listings then fail their jobs.
+func Builtin(r *builtin.Registry) Option {
+	return func(c *config) error { c.builtin = r; return nil }
+}
+
+// HTTPClient sets the client of http: handlers. Defaults to a plain client
+// (a seller's http handler is its own, usually local, server).
+func HTTPClient(h *http.Client) Option {
+	return func(c *config) error { c.httpClient = h; return nil }
+}
+
+// VerificationWindow sets the window this seller quotes. Defaults to
+// DefaultWindow.
+func VerificationWindow(d time.Duration) Option {
+	return func(c *config) error { c.window = d; return nil }
+}
+
+// MaxJobDuration sets the longest job deadline this seller accepts.
+// Defaults to DefaultMaxDuration.
+func MaxJobDuration(d time.Duration) Option {
+	return func(c *config) error { c.maxDuration = d; return nil }
+}
+
+// QuoteTTL sets how long quotes stay valid. Defaults to DefaultQuoteTTL.
+func QuoteTTL(d time.Duration) Option {
+	return func(c *config) error { c.quoteTTL = d; return nil }
+}
+
+// Concurrency sets how many jobs run at once and how many more may queue.
+// Defaults to max(4, 2*NumCPU) and DefaultQueue.
+func Concurrency(running, queued int) Option {
+	return func(c *config) error { c.concurrency, c.queue = running, queued; return nil }
+}
+
+// OutboxInterval sets how often unsent settles are retried. Defaults to 5 s.
+func OutboxInterval(d time.Duration) Option {
+	return func(c *config) error { c.outboxInterval = d; return nil }
 }
 
 // withTamper makes the agent endpoint serve listings rewritten by f, to test

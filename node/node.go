@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -28,7 +29,10 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/sandbox"
 )
 
 // UserAgent is sent in libp2p identify.
@@ -49,6 +53,8 @@ type Options struct {
 	// DHTOptions are extra options for the capability DHT (tests shorten
 	// intervals with them).
 	DHTOptions []dht.Option
+	// MarketOptions are extra options for the market.
+	MarketOptions []market.Option
 }
 
 // Node is a running swarmwage node.
@@ -59,11 +65,13 @@ type Node struct {
 	DB      *badger.DB
 	Routing *dht.Routing
 	Market  *market.Market
+	Escrow  *escrow.Escrow
 
 	log       *slog.Logger
 	ds        *badgerds.Datastore
 	pstore    peerstore.Peerstore
 	api       *apiServer
+	sandbox   *lazySandbox
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -111,7 +119,26 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
 		return nil, err
 	}
-	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, market.Logger(log)); err != nil {
+	// The escrow's settle hook runs after the market exists: it only kicks
+	// the market's outbox.
+	if n.Escrow, err = escrow.New(n.DB, repo.Key, escrow.WithLogger(log), escrow.WithOnSettle(func(escrow.Record) {
+		if n.Market != nil {
+			n.Market.SettleOutbox()
+		}
+	})); err != nil {
+		return nil, err
+	}
+	n.sandbox = &lazySandbox{opts: []sandbox.Option{sandbox.WithCacheDir(filepath.Join(repo.CacheDir(), "wazero"))}}
+	reg, err := builtin.New(builtin.WithSandbox(n.sandbox))
+	if err != nil {
+		return nil, err
+	}
+	mopts := []market.Option{
+		market.Logger(log),
+		market.Builtin(reg),
+		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
+	}
+	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, append(mopts, opts.MarketOptions...)...); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -164,8 +191,14 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.Routing.Start(); err != nil {
 		return err
 	}
+	if err := n.Escrow.Start(ctx); err != nil {
+		return err
+	}
 	if err := n.Market.Start(ctx); err != nil {
 		return err
+	}
+	if _, err := n.Market.Store().Get(ctx, builtin.CapCodeSandboxed); err == nil {
+		n.sandbox.warm()
 	}
 	api, err := startAPI(n)
 	if err != nil {
@@ -193,6 +226,12 @@ func (n *Node) Close() error {
 		}
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())
+		}
+		if n.sandbox != nil {
+			errs = append(errs, n.sandbox.close())
+		}
+		if n.Escrow != nil {
+			errs = append(errs, n.Escrow.Close())
 		}
 		if n.Routing != nil {
 			errs = append(errs, n.Routing.Close())

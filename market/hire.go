@@ -1,0 +1,506 @@
+package market
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+const (
+	// DefaultHireTimeout bounds a whole hire when the caller gives none.
+	DefaultHireTimeout = 60 * time.Second
+	// maxEventLine caps one NDJSON event: a result carries the output.
+	maxEventLine = maxHandlerOutput + 64<<10
+	// settleAttempts is how often a settle is sent before the outbox
+	// takes over.
+	settleAttempts = 3
+	// pollInterval is how often a buyer whose job stream broke asks the
+	// seller for the job's status.
+	pollInterval = 500 * time.Millisecond
+	// candidatesPerHire bounds how many sellers one hire asks for quotes.
+	candidatesPerHire = 20
+)
+
+// Outcomes of a hire that are not plain errors; the CLI maps each to its
+// own exit code.
+var (
+	// ErrInvalidInput: the input does not match the capability's input
+	// schema (checked before anything is sent).
+	ErrInvalidInput = errors.New("invalid input")
+	// ErrNoSeller: no seller at or under the maximum price answered.
+	ErrNoSeller = errors.New("no seller")
+	// ErrJobFailed: the job failed at the seller (or the seller went silent
+	// past the deadline); the hold was refunded.
+	ErrJobFailed = errors.New("job failed at the seller")
+	// ErrVerificationFailed: the output failed local verification; the
+	// hold was refunded.
+	ErrVerificationFailed = errors.New("verification failed")
+	// ErrNeedsConfirm: the capability is risk tier 3 and the hire was not
+	// confirmed.
+	ErrNeedsConfirm = errors.New("risk tier 3 capability needs confirmation")
+)
+
+// HireRequest is what a buyer asks for.
+type HireRequest struct {
+	Capability string
+	Input      json.RawMessage
+	// MaxPrice is the most the buyer pays, in micro-credits; 0: no limit.
+	MaxPrice int64
+	// Seller, when set, hires only this peer.
+	Seller peer.ID
+	// Timeout bounds the whole hire; it is also the job's deadline.
+	// Defaults to DefaultHireTimeout.
+	Timeout time.Duration
+	// Confirm allows hiring a risk tier 3 capability.
+	Confirm bool
+	// Progress, when set, is called with every event of the job.
+	Progress func(Event)
+}
+
+// HireResult is what a hire produced, also when it failed after the lock.
+type HireResult struct {
+	JobID      string          `json:"job_id"`
+	Capability string          `json:"capability"`
+	Seller     peer.ID         `json:"seller"`
+	Price      Credits         `json:"price"`
+	Output     json.RawMessage `json:"output"`
+	Report     verify.Report   `json:"verification"`
+	State      escrow.State    `json:"state"`
+	Reason     string          `json:"reason,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// Hire buys one job of req.Capability: find, rank, quote, lock, run,
+// verify, settle. After the lock, every path ends settled or with the
+// escrow timers in charge; nothing is left half-done.
+func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
+	start := time.Now()
+	if req.Timeout <= 0 {
+		req.Timeout = DefaultHireTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
+	defer cancel()
+	if err := checkHireInput(req); err != nil {
+		return HireResult{}, err
+	}
+	cands, err := m.candidates(ctx, req)
+	if err != nil {
+		return HireResult{}, err
+	}
+	var lastErr error
+	for _, c := range cands {
+		if err := m.checkRisk(c, req); err != nil {
+			return HireResult{}, err
+		}
+		q, err := m.quote(ctx, c, req)
+		if err != nil {
+			// Before the lock a failing seller costs nothing: try the next.
+			m.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)
+			lastErr = err
+			continue
+		}
+		res, err := m.runHire(ctx, c, q, req)
+		res.DurationMS = time.Since(start).Milliseconds()
+		if errors.Is(err, errTryNext) {
+			lastErr = err
+			continue
+		}
+		return res, err
+	}
+	if lastErr != nil {
+		return HireResult{}, fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
+	}
+	return HireResult{}, fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+}
+
+// errTryNext: the seller refused the job before starting it; the hold was
+// refunded and the next seller may be tried.
+var errTryNext = errors.New("seller refused the job")
+
+// checkHireInput validates the input of a standard capability before
+// anything is sent (custom ones are checked against the seller's schema
+// once its listing is known).
+func checkHireInput(req HireRequest) error {
+	if err := verify.CheckID(req.Capability); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	if !json.Valid(req.Input) {
+		return fmt.Errorf("%w: input is not valid JSON", ErrInvalidInput)
+	}
+	if _, err := verify.InputSchema(req.Capability); err != nil {
+		return nil
+	}
+	if err := verify.ValidateInput(req.Capability, req.Input); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	return nil
+}
+
+// candidates finds the sellers a hire may use, best first: cheapest, then
+// best rated, then fastest.
+func (m *Market) candidates(ctx context.Context, req HireRequest) ([]Seller, error) {
+	var sellers []Seller
+	if req.Seller != "" {
+		s, err := m.sellerByID(ctx, req.Seller, req.Capability)
+		if err != nil {
+			return nil, fmt.Errorf("%w: seller %s: %v", ErrNoSeller, req.Seller, err)
+		}
+		sellers = []Seller{s}
+	} else {
+		res, err := m.Find(ctx, req.Capability, candidatesPerHire)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoSeller, err)
+		}
+		sellers = res.Sellers
+	}
+	var out []Seller
+	for _, s := range sellers {
+		l := s.Listing.Listing
+		if l.Capability != req.Capability {
+			continue // found under a prefix
+		}
+		if req.MaxPrice > 0 && int64(l.Price) > req.MaxPrice {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		max := "any price"
+		if req.MaxPrice > 0 {
+			max = escrow.FormatAmount(req.MaxPrice) + " credits"
+		}
+		return nil, fmt.Errorf("%w: %d seller(s) of %s found, none at or under %s", ErrNoSeller, len(sellers), req.Capability, max)
+	}
+	ratings := make(map[peer.ID]float64)
+	for _, s := range out {
+		ratings[s.Peer.ID], _ = m.jobs.rating(s.Peer.ID)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Listing.Listing.Price != b.Listing.Listing.Price {
+			return a.Listing.Listing.Price < b.Listing.Listing.Price
+		}
+		if ratings[a.Peer.ID] != ratings[b.Peer.ID] {
+			return ratings[a.Peer.ID] > ratings[b.Peer.ID]
+		}
+		return a.RTT < b.RTT
+	})
+	return out, nil
+}
+
+// sellerByID fetches one named seller's listing, from the addresses this
+// node knows or, failing that, the DHT.
+func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Seller, error) {
+	ai := peer.AddrInfo{ID: id, Addrs: m.host.Peerstore().Addrs(id)}
+	if len(ai.Addrs) == 0 && len(m.host.Network().ConnsToPeer(id)) == 0 {
+		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		found, err := m.routing.DHT().FindPeer(fctx, id)
+		cancel()
+		if err != nil {
+			return Seller{}, fmt.Errorf("find its addresses: %w", err)
+		}
+		ai = found
+	}
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	l, rtt, err := m.client.fetchListing(fctx, ai, capID)
+	if err != nil {
+		return Seller{}, err
+	}
+	return Seller{Peer: ai, Listing: l, RTT: rtt}, nil
+}
+
+func (m *Market) checkRisk(s Seller, req HireRequest) error {
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm {
+		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
+	}
+	return nil
+}
+
+// quote asks seller for a signed quote and checks it.
+func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQuote, error) {
+	if _, err := verify.InputSchema(req.Capability); err != nil {
+		// Not a taxonomy capability: the seller's schema decides.
+		if err := verify.ValidateWithSchema(req.Capability, s.Listing.Listing.InputSchema, req.Input); err != nil {
+			return SignedQuote{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
+		}
+	}
+	body, _ := json.Marshal(QuoteRequest{Capability: req.Capability})
+	qctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	var q SignedQuote
+	if _, _, err := m.client.do(qctx, s.Peer, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q); err != nil {
+		return SignedQuote{}, err
+	}
+	if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
+		return SignedQuote{}, err
+	}
+	if req.MaxPrice > 0 && int64(q.Quote.Price) > req.MaxPrice {
+		return SignedQuote{}, fmt.Errorf("quote of %s is over the maximum price", q.Quote.Price)
+	}
+	return q, nil
+}
+
+// runHire locks the quoted amount, runs the job and settles it.
+func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, error) {
+	now := m.cfg.now()
+	deadline, _ := ctx.Deadline()
+	if max := now.Add(time.Duration(q.Quote.MaxDurationMS) * time.Millisecond); deadline.After(max) {
+		deadline = max
+	}
+	lock, err := m.escrow.Lock(ctx, escrow.LockParams{
+		QuoteID: q.Quote.QuoteID, Capability: req.Capability, Seller: s.Peer.ID,
+		Amount: int64(q.Quote.Price), Deadline: deadline, Window: q.Quote.Window(),
+	})
+	if err != nil {
+		if errors.Is(err, escrow.ErrInsufficientFunds) {
+			return HireResult{}, fmt.Errorf("lock %s credits: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, err)
+		}
+		return HireResult{}, fmt.Errorf("lock %s credits: %w", q.Quote.Price, err)
+	}
+	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked}
+	rec := JobRecord{
+		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
+		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, Input: req.Input, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
+	}
+	if err := m.jobs.put(rec); err != nil {
+		return m.refund(res, "buyer could not record the job", nil, err)
+	}
+	lockJSON, _ := json.Marshal(lock)
+	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
+	if err != nil {
+		return m.refund(res, "encode job request", nil, err)
+	}
+	out, delivery, runErr := m.runJob(ctx, s.Peer, lock, jobBody, req.Progress)
+	var se *StatusError
+	if errors.As(runErr, &se) {
+		// Refused before it started: refund, and let Hire try the next seller.
+		r, err := m.refund(res, "seller refused the job: "+se.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, se))
+		if err == nil || errors.Is(err, ErrJobFailed) {
+			return r, fmt.Errorf("%w: %v", errTryNext, se)
+		}
+		return r, err
+	}
+	if runErr != nil {
+		return m.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
+	}
+	return m.verifyAndSettle(ctx, s, res, req, out, delivery)
+}
+
+// runJob posts the job and follows its event stream. If the stream breaks
+// before a result, it asks the seller for the job's status until the lock's
+// deadline. It returns the output and the signed delivery, or why not.
+func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
+	jctx, cancel := context.WithDeadline(ctx, lock.Deadline.Add(deadlineSlack))
+	defer cancel()
+	resp, err := m.client.stream(jctx, seller, "/jobs", body)
+	if err != nil {
+		var se *StatusError
+		if errors.As(err, &se) {
+			return nil, nil, err
+		}
+		return m.pollJob(ctx, seller, lock)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReaderSize(resp.Body, 64<<10)
+	for {
+		line, err := readLine(r, maxEventLine)
+		if err != nil {
+			m.log.Debug("job stream broke", "job", lock.JobID, "err", err)
+			return m.pollJob(ctx, seller, lock)
+		}
+		var ev Event
+		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
+			return nil, nil, fmt.Errorf("seller sent a malformed event")
+		}
+		if progress != nil {
+			progress(ev)
+		}
+		switch ev.Type {
+		case EventResult:
+			d, err := escrow.DecodeDelivery(ev.Delivery)
+			if err != nil {
+				return nil, nil, fmt.Errorf("seller's delivery: %w", err)
+			}
+			return ev.Output, d, nil
+		case EventError:
+			msg := ev.Message
+			for _, reason := range ev.Reasons {
+				msg += "; " + reason
+			}
+			return nil, nil, errors.New(msg)
+		}
+	}
+}
+
+// pollJob asks the seller for a job's result until the lock's deadline.
+func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock) (json.RawMessage, *escrow.Delivery, error) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		var st JobStatus
+		_, _, err := m.client.do(pctx, seller, http.MethodGet, "/jobs/"+lock.JobID, nil, maxEventLine, &st)
+		cancel()
+		if err == nil {
+			switch {
+			case st.Output != nil && st.Delivery != nil:
+				d, err := escrow.DecodeDelivery(st.Delivery)
+				if err != nil {
+					return nil, nil, fmt.Errorf("seller's delivery: %w", err)
+				}
+				return st.Output, d, nil
+			case st.Status == StatusFailed:
+				return nil, nil, fmt.Errorf("seller reports the job failed: %s", st.Error)
+			}
+		}
+		if !m.cfg.now().Before(lock.Deadline) {
+			return nil, nil, errors.New("seller silent past the job deadline")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, errors.New("seller silent past the job deadline")
+		case <-t.C:
+		}
+	}
+}
+
+// verifyAndSettle checks the delivery and the output, then releases or
+// refunds.
+func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, req HireRequest, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+	sum := sha256.Sum256(out)
+	if d.OutputHash != hex.EncodeToString(sum[:]) || d.JobID != res.JobID {
+		return m.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
+	}
+	if err := m.escrow.RecordDelivery(ctx, d); err != nil {
+		return m.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
+	}
+	res.Output, res.State = out, escrow.StateDelivered
+	var (
+		rep      verify.Report
+		err      error
+		standard = true
+	)
+	if _, serr := verify.OutputSchema(req.Capability); serr == nil {
+		rep, err = verify.Verify(ctx, req.Capability, req.Input, out)
+	} else {
+		standard = false
+		rep, err = verify.VerifyWithSchema(ctx, req.Capability, s.Listing.Listing.OutputSchema, out)
+	}
+	if err != nil {
+		rep = verify.Report{Capability: req.Capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
+	}
+	res.Report = rep
+	passed := err == nil && rep.Passed
+	_ = m.jobs.update(RoleBuyer, res.JobID, func(r *JobRecord) {
+		r.Output, r.Passed, r.Checks, r.UpdatedAt = out, &passed, rep.Checks, time.Now().UTC()
+		r.Status = StatusVerified
+		if !passed {
+			r.Status = StatusVerificationFailed
+		}
+	})
+	if !passed {
+		var failed []string
+		for _, c := range rep.Checks {
+			if !c.Passed {
+				failed = append(failed, c.Name)
+			}
+		}
+		return m.refund(res, "verification failed", failed, ErrVerificationFailed)
+	}
+	if !standard {
+		// No standard verifier: the hold auto-releases at the end of the
+		// verification window unless the buyer refunds first.
+		return res, nil
+	}
+	st, err := m.escrow.Release(ctx, res.JobID)
+	if err != nil {
+		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
+	}
+	res.State = escrow.StateReleased
+	m.sendSettle(ctx, s.Peer, st)
+	return res, nil
+}
+
+// refund returns the hold, tells the seller, and returns res with outcome.
+func (m *Market) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
+	ctx := context.Background()
+	st, err := m.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed)
+	if err != nil {
+		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
+	}
+	res.State, res.Reason = escrow.StateRefunded, reason
+	_ = m.jobs.update(RoleBuyer, res.JobID, func(r *JobRecord) {
+		if r.Status == StatusRunning {
+			r.Status = StatusFailed
+		}
+		r.Error, r.UpdatedAt = reason, time.Now().UTC()
+	})
+	m.sendSettle(ctx, peer.AddrInfo{ID: res.Seller, Addrs: m.host.Peerstore().Addrs(res.Seller)}, st)
+	return res, outcome
+}
+
+// sendSettle sends the buyer's decision to the seller a few times; if it
+// does not get through, the outbox loop keeps trying.
+func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) {
+	body, err := json.Marshal(st)
+	if err != nil {
+		return
+	}
+	for attempt := range settleAttempts {
+		sctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		_, _, err = m.client.do(sctx, seller, http.MethodPost, "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
+		cancel()
+		if settleDelivered(err) {
+			_ = m.jobs.update(RoleBuyer, st.JobID, func(r *JobRecord) { r.SettleSent = true })
+			return
+		}
+		if attempt+1 < settleAttempts {
+			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+		}
+	}
+	m.log.Debug("settle not delivered yet; the outbox retries", "job", st.JobID, "err", err)
+	m.kickOutbox()
+}
+
+// settleDelivered: the seller has the settle (2xx), or has settled the job
+// already (409), or will never accept it (403/404: it is forged or unknown
+// there; retrying cannot help).
+func settleDelivered(err error) bool {
+	if err == nil {
+		return true
+	}
+	var se *StatusError
+	return errors.As(err, &se) && (se.Code == http.StatusConflict || se.Code == http.StatusForbidden || se.Code == http.StatusNotFound)
+}
+
+// readLine reads one '\n'-terminated line of at most limit bytes.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return nil, fmt.Errorf("event line over %d bytes", limit)
+		}
+		if err == nil {
+			return bytes.TrimSpace(line), nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+}

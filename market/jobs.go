@@ -1,0 +1,233 @@
+package market
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+// jobVersion is the schema version of stored job records.
+const jobVersion = 1
+
+// Roles of a job record.
+const (
+	RoleBuyer  = "buyer"
+	RoleSeller = "seller"
+)
+
+// Job statuses, as 'jobs list' shows them.
+const (
+	StatusRunning            = "running"
+	StatusDelivered          = "delivered"
+	StatusFailed             = "failed"
+	StatusVerified           = "verified"
+	StatusVerificationFailed = "verification_failed"
+)
+
+var (
+	// ErrJobNotFound is returned when no job record exists for an ID.
+	ErrJobNotFound = errors.New("job not found")
+	// ErrBadRating is returned for a rating outside 1..5 or of a job this
+	// node did not buy.
+	ErrBadRating = errors.New("bad rating")
+)
+
+// JobRecord is what a node remembers of a job it bought or sold.
+type JobRecord struct {
+	Version    int             `json:"v"`
+	JobID      string          `json:"job_id"`
+	Role       string          `json:"role"`
+	Capability string          `json:"capability"`
+	Seller     peer.ID         `json:"seller"`
+	Buyer      peer.ID         `json:"buyer"`
+	Price      Credits         `json:"price"`
+	QuoteID    string          `json:"quote_id"`
+	Status     string          `json:"status"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Output     json.RawMessage `json:"output,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Passed     *bool           `json:"passed,omitempty"`
+	Checks     []verify.Check  `json:"checks,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+	DurationMS int64           `json:"duration_ms"`
+	// SettleSent is set once the seller acknowledged the buyer's settle.
+	SettleSent bool `json:"settle_sent,omitempty"`
+	Rating     int  `json:"rating,omitempty"`
+}
+
+// jobs stores job records and ratings.
+type jobs struct {
+	db *badger.DB
+}
+
+func (j *jobs) put(r JobRecord) error {
+	r.Version = jobVersion
+	val, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", r.JobID, err)
+	}
+	if err := j.db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }); err != nil {
+		return fmt.Errorf("store job %s: %w", r.JobID, err)
+	}
+	return nil
+}
+
+func (j *jobs) get(role, jobID string) (JobRecord, error) {
+	var r JobRecord
+	err := j.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(jobKey(role, jobID))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error { return json.Unmarshal(v, &r) })
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return JobRecord{}, fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+	}
+	if err != nil {
+		return JobRecord{}, fmt.Errorf("read job %s: %w", jobID, err)
+	}
+	return r, nil
+}
+
+// update applies fn to the stored record of jobID in one transaction.
+func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
+	for range 10 {
+		err := j.db.Update(func(txn *badger.Txn) error {
+			item, err := txn.Get(jobKey(role, jobID))
+			if err != nil {
+				return err
+			}
+			var r JobRecord
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
+				return err
+			}
+			fn(&r)
+			val, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			return txn.Set(jobKey(role, jobID), val)
+		})
+		if errors.Is(err, badger.ErrConflict) {
+			continue
+		}
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+		}
+		return err
+	}
+	return fmt.Errorf("update job %s: too many conflicts", jobID)
+}
+
+// list returns the records of role (both roles when empty), newest first.
+func (j *jobs) list(role string) ([]JobRecord, error) {
+	prefix := []byte(jobPrefix)
+	if role != "" {
+		prefix = jobRolePrefix(role)
+	}
+	var out []JobRecord
+	err := j.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = prefix
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			var r JobRecord
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil || r.Version != jobVersion {
+				continue // a corrupt record must not hide the others
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].CreatedAt.After(out[b].CreatedAt) })
+	return out, nil
+}
+
+// rate records the buyer's rating of a job it bought.
+func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
+	if score < 1 || score > 5 {
+		return JobRecord{}, fmt.Errorf("%w: %d is not 1 to 5", ErrBadRating, score)
+	}
+	r, err := j.get(RoleBuyer, jobID)
+	if err != nil {
+		return JobRecord{}, err
+	}
+	r.Rating = score
+	r.UpdatedAt = time.Now().UTC()
+	val, err := json.Marshal(r)
+	if err != nil {
+		return JobRecord{}, err
+	}
+	rv, _ := json.Marshal(map[string]int{"v": 1, "rating": score})
+	err = j.db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(jobKey(RoleBuyer, jobID), val); err != nil {
+			return err
+		}
+		return txn.Set(ratingKey(r.Seller, jobID), rv)
+	})
+	if err != nil {
+		return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
+	}
+	return r, nil
+}
+
+// rating is this node's average rating of seller and the number of ratings.
+func (j *jobs) rating(seller peer.ID) (avg float64, n int) {
+	prefix := ratingSellerPrefix(seller)
+	sum := 0
+	_ = j.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = prefix
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			var v struct {
+				Rating int `json:"rating"`
+			}
+			if it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &v) }) == nil && v.Rating >= 1 && v.Rating <= 5 {
+				sum += v.Rating
+				n++
+			}
+		}
+		return nil
+	})
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(sum) / float64(n), n
+}
+
+// Jobs lists the jobs this node bought and sold, newest first. role filters
+// ("buyer" or "seller"; empty for both).
+func (m *Market) Jobs(ctx context.Context, role string) ([]JobRecord, error) {
+	return m.jobs.list(role)
+}
+
+// Job returns one job, preferring the buyer's record when the node was both.
+func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
+	r, err := m.jobs.get(RoleBuyer, jobID)
+	if errors.Is(err, ErrJobNotFound) {
+		return m.jobs.get(RoleSeller, jobID)
+	}
+	return r, err
+}
+
+// Rate records a 1..5 rating of a job this node bought; find shows each
+// seller's average and hire ranks by it.
+func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, error) {
+	return m.jobs.rate(jobID, score)
+}

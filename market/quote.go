@@ -1,0 +1,107 @@
+package market
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// quoteVersion is the schema version of Quote.
+const quoteVersion = 1
+
+// ErrBadQuote is returned when a quote is forged, expired, or not for this
+// buyer, seller or capability.
+var ErrBadQuote = errors.New("bad quote")
+
+// QuoteRequest is the body of POST /quotes.
+type QuoteRequest struct {
+	Capability string `json:"capability"`
+}
+
+// Quote is a seller's signed offer to run one job of a capability for one
+// buyer at a price, valid until ExpiresAt.
+type Quote struct {
+	Version    int     `json:"v"`
+	QuoteID    string  `json:"quote_id"`
+	Capability string  `json:"capability"`
+	Price      Credits `json:"price"`
+	Seller     peer.ID `json:"seller"`
+	Buyer      peer.ID `json:"buyer"`
+	CreatedAt  string  `json:"created_at"`
+	ExpiresAt  string  `json:"expires_at"`
+	// WindowMS is the verification window: how long after delivery the
+	// buyer may refund before the hold is released.
+	WindowMS int64 `json:"window_ms"`
+	// MaxDurationMS is the longest job deadline the seller accepts.
+	MaxDurationMS int64 `json:"max_duration_ms"`
+	// QueueEstimateMS is the seller's estimate of the wait before the job
+	// starts.
+	QueueEstimateMS int64 `json:"queue_estimate_ms"`
+}
+
+// SignedQuote is a Quote with the seller's signature over its stable JSON.
+type SignedQuote struct {
+	Quote     Quote  `json:"quote"`
+	Signature string `json:"signature"`
+}
+
+// Window is the verification window of the quote.
+func (q Quote) Window() time.Duration { return time.Duration(q.WindowMS) * time.Millisecond }
+
+// Expires is when the quote stops being valid.
+func (q Quote) Expires() (time.Time, error) { return time.Parse(time.RFC3339Nano, q.ExpiresAt) }
+
+func signQuote(key crypto.PrivKey, q Quote) (SignedQuote, error) {
+	sig, err := signStable(key, q)
+	if err != nil {
+		return SignedQuote{}, fmt.Errorf("sign quote: %w", err)
+	}
+	return SignedQuote{Quote: q, Signature: sig}, nil
+}
+
+// Verify checks that the quote is seller's, for buyer and capID, signed and
+// not expired at now.
+func (s SignedQuote) Verify(seller, buyer peer.ID, capID string, now time.Time) error {
+	q := s.Quote
+	switch {
+	case q.Version != quoteVersion:
+		return fmt.Errorf("%w: unsupported version %d", ErrBadQuote, q.Version)
+	case q.Seller != seller:
+		return fmt.Errorf("%w: quote is by %s, not %s", ErrBadQuote, q.Seller, seller)
+	case q.Buyer != buyer:
+		return fmt.Errorf("%w: quote is for buyer %s, not %s", ErrBadQuote, q.Buyer, buyer)
+	case capID != "" && q.Capability != capID:
+		return fmt.Errorf("%w: quote is for %s, not %s", ErrBadQuote, q.Capability, capID)
+	case q.Price <= 0:
+		return fmt.Errorf("%w: price must be positive", ErrBadQuote)
+	case q.WindowMS <= 0 || q.MaxDurationMS <= 0:
+		return fmt.Errorf("%w: window and max duration must be positive", ErrBadQuote)
+	}
+	exp, err := q.Expires()
+	if err != nil {
+		return fmt.Errorf("%w: expires_at: %v", ErrBadQuote, err)
+	}
+	if !now.Before(exp) {
+		return fmt.Errorf("%w: expired at %s", ErrBadQuote, q.ExpiresAt)
+	}
+	if err := verifyStable(seller, q, s.Signature); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadQuote, err)
+	}
+	return nil
+}
+
+// decodeQuoteRequest parses the body of POST /quotes.
+func decodeQuoteRequest(data []byte) (QuoteRequest, error) {
+	var r QuoteRequest
+	if err := json.Unmarshal(data, &r); err != nil {
+		return QuoteRequest{}, fmt.Errorf("decode quote request: %w", err)
+	}
+	if r.Capability == "" {
+		return QuoteRequest{}, errors.New("decode quote request: capability is missing")
+	}
+	return r, nil
+}

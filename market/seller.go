@@ -1,0 +1,499 @@
+package market
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+const (
+	// maxQuoteRequest caps the body of POST /quotes.
+	maxQuoteRequest = 4 << 10
+	// maxJobRequest caps the body of POST /jobs: the input carries base64
+	// images up to verify.MaxInputSize, plus the quote and the lock.
+	maxJobRequest = verify.MaxInputSize + 64<<10
+	// maxSettleRequest caps the body of POST /jobs/{id}/settle.
+	maxSettleRequest = 16 << 10
+	// bodyReadTimeout bounds reading a request body, so a peer that sends
+	// slowly cannot hold a handler forever.
+	bodyReadTimeout = 30 * time.Second
+	// heartbeat is how often a running job reports progress.
+	heartbeat = time.Second
+	// deadlineSlack is how far past MaxDuration a lock's deadline may lie:
+	// the buyer computes it a network round trip before the seller checks.
+	deadlineSlack = 30 * time.Second
+)
+
+// Event is one line of the NDJSON stream POST /jobs answers with.
+type Event struct {
+	// Type is "accepted", "progress", "result" or "error".
+	Type    string          `json:"type"`
+	JobID   string          `json:"job_id"`
+	Message string          `json:"message,omitempty"`
+	Output  json.RawMessage `json:"output,omitempty"`
+	// Delivery is the seller's signed statement of the output's hash.
+	Delivery json.RawMessage `json:"delivery,omitempty"`
+	// Status is the HTTP-like status of an error event (400 bad input, 415
+	// page too large, 500 handler failure).
+	Status  int      `json:"status,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+	// ElapsedMS is the time since the job was accepted.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
+}
+
+// Event types.
+const (
+	EventAccepted = "accepted"
+	EventProgress = "progress"
+	EventResult   = "result"
+	EventError    = "error"
+)
+
+// JobRequest is the body of POST /jobs.
+type JobRequest struct {
+	Quote SignedQuote     `json:"quote"`
+	Lock  json.RawMessage `json:"lock"`
+	Input json.RawMessage `json:"input"`
+}
+
+// JobStatus is the answer of GET /jobs/{id}.
+type JobStatus struct {
+	JobID    string          `json:"job_id"`
+	Status   string          `json:"status"`
+	State    string          `json:"state"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Delivery json.RawMessage `json:"delivery,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// seller is the seller side of the agent endpoint: quotes, jobs, settles.
+type seller struct {
+	m        *Market
+	inflight atomic.Int64
+	slots    chan struct{}
+}
+
+func newSeller(m *Market) *seller {
+	return &seller{m: m, slots: make(chan struct{}, m.cfg.concurrency)}
+}
+
+func (s *seller) register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /quotes", s.handleQuote)
+	mux.HandleFunc("POST /jobs", s.handleJob)
+	mux.HandleFunc("GET /jobs/{id}", s.handleJobStatus)
+	mux.HandleFunc("POST /jobs/{id}/settle", s.handleSettle)
+}
+
+// readBody reads at most limit bytes of the request body within
+// bodyReadTimeout; a larger body is an error, not a truncation.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, fmt.Errorf("request body over the %d byte limit", limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	return data, nil
+}
+
+// buyerOf is the authenticated peer that sent r (set by libp2p's HTTP
+// transport); plain-HTTP requests have none and cannot hire.
+func buyerOf(w http.ResponseWriter, r *http.Request) (peer.ID, bool) {
+	p := libp2phttp.ClientPeerID(r)
+	if p == "" {
+		writeError(w, http.StatusUnauthorized, "hiring needs a libp2p stream: the buyer's peer ID signs the escrow")
+		return "", false
+	}
+	return p, true
+}
+
+func newQuoteID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
+	buyer, ok := buyerOf(w, r)
+	if !ok {
+		return
+	}
+	body, err := readBody(w, r, maxQuoteRequest)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req, err := decodeQuoteRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	o, err := s.m.store.Get(r.Context(), req.Capability)
+	if errors.Is(err, ErrNotListed) {
+		writeError(w, http.StatusNotFound, "capability not sold here: "+req.Capability)
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "cannot read listing")
+		return
+	}
+	cfg := s.m.cfg
+	queued := s.inflight.Load()
+	if queued >= int64(cfg.concurrency+cfg.queue) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("queue full (%d jobs); retry later", queued))
+		return
+	}
+	now := cfg.now().UTC()
+	q := Quote{
+		Version:         quoteVersion,
+		QuoteID:         newQuoteID(),
+		Capability:      req.Capability,
+		Price:           o.Signed.Listing.Price,
+		Seller:          s.m.host.ID(),
+		Buyer:           buyer,
+		CreatedAt:       now.Format(time.RFC3339Nano),
+		ExpiresAt:       now.Add(cfg.quoteTTL).Format(time.RFC3339Nano),
+		WindowMS:        cfg.window.Milliseconds(),
+		MaxDurationMS:   cfg.maxDuration.Milliseconds(),
+		QueueEstimateMS: max(0, queued-int64(cfg.concurrency)+1) * 1000,
+	}
+	signed, err := signQuote(s.m.key, q)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "cannot sign quote")
+		return
+	}
+	writeJSON(w, http.StatusOK, signed)
+}
+
+// DecodeJobRequest parses the body of POST /jobs.
+func DecodeJobRequest(data []byte) (JobRequest, *escrow.Lock, error) {
+	if len(data) > maxJobRequest {
+		return JobRequest{}, nil, fmt.Errorf("job request over the %d byte limit", maxJobRequest)
+	}
+	var req JobRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return JobRequest{}, nil, fmt.Errorf("decode job request: %w", err)
+	}
+	if len(req.Input) == 0 {
+		return JobRequest{}, nil, errors.New("decode job request: input is missing")
+	}
+	lock, err := escrow.DecodeLock(req.Lock)
+	if err != nil {
+		return JobRequest{}, nil, fmt.Errorf("decode job request: lock: %w", err)
+	}
+	return req, lock, nil
+}
+
+// checkJob checks that the quote is ours and still valid, that the lock
+// matches it, and that the input fits the listing.
+func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lock *escrow.Lock) (Offer, int, []string, error) {
+	now := s.m.cfg.now()
+	q := req.Quote.Quote
+	if err := req.Quote.Verify(s.m.host.ID(), buyer, "", now); err != nil {
+		return Offer{}, http.StatusForbidden, nil, err
+	}
+	switch {
+	case lock.QuoteID != q.QuoteID:
+		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock is for quote %s, not %s", lock.QuoteID, q.QuoteID)
+	case lock.Capability != q.Capability:
+		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock is for %s, the quote for %s", lock.Capability, q.Capability)
+	case lock.Amount != int64(q.Price):
+		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock holds %s, the quote asks %s", escrow.FormatAmount(lock.Amount), q.Price)
+	case lock.Buyer != buyer:
+		return Offer{}, http.StatusForbidden, nil, fmt.Errorf("lock is signed for buyer %s, request comes from %s", lock.Buyer, buyer)
+	case !lock.Deadline.After(now):
+		return Offer{}, http.StatusBadRequest, nil, errors.New("lock deadline has already passed")
+	case lock.Deadline.After(now.Add(time.Duration(q.MaxDurationMS)*time.Millisecond + deadlineSlack)):
+		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock deadline is past the quote's max duration of %d ms", q.MaxDurationMS)
+	case lock.Window != q.Window():
+		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock window %s differs from the quote's %s", lock.Window, q.Window())
+	}
+	o, err := s.m.store.Get(ctx, q.Capability)
+	if err != nil {
+		return Offer{}, http.StatusNotFound, nil, fmt.Errorf("capability no longer sold here: %s", q.Capability)
+	}
+	if err := validateInput(o.Signed.Listing, req.Input); err != nil {
+		var se *verify.SchemaError
+		if errors.As(err, &se) {
+			return Offer{}, http.StatusBadRequest, se.Reasons, fmt.Errorf("input does not match the input schema of %s", q.Capability)
+		}
+		return Offer{}, http.StatusBadRequest, nil, err
+	}
+	return o, 0, nil, nil
+}
+
+// validateInput checks input against the listing: the taxonomy's schema for
+// standard capabilities, the seller's published one for the others.
+func validateInput(l Listing, input []byte) error {
+	if _, err := verify.Parse(l.Capability); err == nil {
+		if _, serr := verify.InputSchema(l.Capability); serr == nil {
+			return verify.ValidateInput(l.Capability, input)
+		}
+	}
+	return verify.ValidateWithSchema(l.Capability, l.InputSchema, input)
+}
+
+func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
+	buyer, ok := buyerOf(w, r)
+	if !ok {
+		return
+	}
+	body, err := readBody(w, r, maxJobRequest)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req, lock, err := DecodeJobRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	o, status, reasons, err := s.checkJob(r.Context(), buyer, req, lock)
+	if err != nil {
+		s.m.log.Debug("job refused", "remote_peer", buyer, "err", err)
+		writeError(w, status, err.Error(), reasons...)
+		return
+	}
+	if n := s.inflight.Add(1); n > int64(s.m.cfg.concurrency+s.m.cfg.queue) {
+		s.inflight.Add(-1)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "queue full; retry later")
+		return
+	}
+	defer s.inflight.Add(-1)
+	if err := s.m.escrow.AcceptLock(r.Context(), lock); err != nil {
+		writeError(w, lockStatus(err), "lock refused: "+err.Error())
+		return
+	}
+	rec := JobRecord{
+		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.m.host.ID(), Buyer: buyer,
+		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Input: req.Input,
+		CreatedAt: s.m.cfg.now().UTC(),
+	}
+	rec.UpdatedAt = rec.CreatedAt
+	if err := s.m.jobs.put(rec); err != nil {
+		_ = s.m.escrow.FailJob(r.Context(), lock.JobID, "seller could not record the job")
+		writeError(w, http.StatusInternalServerError, "cannot record job")
+		return
+	}
+	s.runJob(w, r, o, lock, req.Input)
+}
+
+// lockStatus maps an escrow error on AcceptLock to a status code.
+func lockStatus(err error) int {
+	switch {
+	case errors.Is(err, escrow.ErrForged):
+		return http.StatusForbidden
+	case errors.Is(err, escrow.ErrJobIDReused), errors.Is(err, escrow.ErrBadState):
+		return http.StatusConflict
+	default:
+		return http.StatusBadRequest
+	}
+}
+
+// runJob streams the job's events while its handler runs, then delivers.
+// The job runs under the lock's deadline, not the request's context: a
+// buyer that disconnects can still fetch the result with GET /jobs/{id}.
+func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *escrow.Lock, input json.RawMessage) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	stream := &eventWriter{w: w, rc: http.NewResponseController(w)}
+	start := time.Now()
+	stream.send(Event{Type: EventAccepted, JobID: lock.JobID})
+
+	ctx, cancel := context.WithDeadline(s.m.ctx, lock.Deadline)
+	defer cancel()
+	type result struct {
+		out json.RawMessage
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		select {
+		case s.slots <- struct{}{}:
+		case <-ctx.Done():
+			done <- result{err: fmt.Errorf("%w: job deadline passed while queued", ErrHandler)}
+			return
+		}
+		defer func() { <-s.slots }()
+		out, err := s.safeRun(ctx, o, input)
+		done <- result{out, err}
+	}()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case res := <-done:
+			s.finish(stream, lock, res.out, res.err, time.Since(start))
+			return
+		case <-tick.C:
+			stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
+		}
+	}
+}
+
+// safeRun runs the handler; a panic in it fails the job, not the node.
+func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (out json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.m.log.Error("handler panicked", "capability", o.Signed.Listing.Capability, "panic", v)
+			err = fmt.Errorf("%w: handler panicked", ErrHandler)
+		}
+	}()
+	return s.m.handlers.run(ctx, o, input)
+}
+
+// finish delivers the output (or fails the job) and sends the last event.
+func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMessage, runErr error, took time.Duration) {
+	ctx := context.Background()
+	jobID := lock.JobID
+	if runErr == nil {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, out); err != nil {
+			runErr = fmt.Errorf("%w: output is not valid JSON", ErrHandler)
+		} else {
+			out = buf.Bytes()
+		}
+	}
+	if runErr != nil {
+		status := http.StatusInternalServerError
+		var se statusError
+		var reasons []string
+		if errors.As(runErr, &se) {
+			status = se.HTTPStatus()
+		}
+		var ie *builtin.InputError
+		if errors.As(runErr, &ie) {
+			reasons = ie.Reasons
+		}
+		if err := s.m.escrow.FailJob(ctx, jobID, truncateText(runErr.Error(), 400)); err != nil {
+			s.m.log.Warn("record failed job", "job", jobID, "err", err)
+		}
+		_ = s.m.jobs.update(RoleSeller, jobID, func(r *JobRecord) {
+			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, runErr.Error(), took.Milliseconds(), time.Now().UTC()
+		})
+		stream.send(Event{Type: EventError, JobID: jobID, Message: runErr.Error(), Status: status, Reasons: reasons})
+		return
+	}
+	sum := sha256.Sum256(out)
+	d, err := s.m.escrow.Deliver(ctx, jobID, hex.EncodeToString(sum[:]))
+	if err != nil {
+		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver: " + err.Error(), Status: http.StatusInternalServerError})
+		return
+	}
+	dj, _ := json.Marshal(d)
+	_ = s.m.jobs.update(RoleSeller, jobID, func(r *JobRecord) {
+		r.Status, r.Output, r.DurationMS, r.UpdatedAt = StatusDelivered, out, took.Milliseconds(), time.Now().UTC()
+	})
+	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
+}
+
+func truncateText(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// eventWriter writes NDJSON events and flushes each one. Write errors (the
+// buyer went away) are remembered and later events dropped.
+type eventWriter struct {
+	w   io.Writer
+	rc  *http.ResponseController
+	err error
+}
+
+func (e *eventWriter) send(ev Event) {
+	if e.err != nil {
+		return
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		e.err = err
+		return
+	}
+	_ = e.rc.SetWriteDeadline(time.Now().Add(bodyReadTimeout))
+	if _, e.err = e.w.Write(append(data, '\n')); e.err == nil {
+		e.err = e.rc.Flush()
+	}
+}
+
+func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
+	buyer, ok := buyerOf(w, r)
+	if !ok {
+		return
+	}
+	jobID := r.PathValue("id")
+	rec, err := s.m.jobs.get(RoleSeller, jobID)
+	if err != nil || rec.Buyer != buyer {
+		// The same answer for "unknown" and "not yours": a job's existence
+		// is nobody else's business.
+		writeError(w, http.StatusNotFound, "no such job")
+		return
+	}
+	st := JobStatus{JobID: jobID, Status: rec.Status, Error: rec.Error}
+	if er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller); err == nil {
+		st.State = string(er.State)
+		if er.Delivery != nil && rec.Output != nil {
+			st.Output = rec.Output
+			st.Delivery, _ = json.Marshal(er.Delivery)
+		}
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, maxSettleRequest)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	st, err := escrow.DecodeSettle(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if st.JobID != r.PathValue("id") {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("settle is for job %s, posted to %s", st.JobID, r.PathValue("id")))
+		return
+	}
+	if err := s.m.escrow.ApplySettle(r.Context(), st); err != nil {
+		status := http.StatusBadRequest
+		switch {
+		case errors.Is(err, escrow.ErrForged):
+			status = http.StatusForbidden
+		case errors.Is(err, escrow.ErrUnknownJob), errors.Is(err, escrow.ErrNotFound):
+			status = http.StatusNotFound
+		case errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount):
+			status = http.StatusConflict
+		}
+		s.m.log.Debug("settle refused", "remote_peer", libp2phttp.ClientPeerID(r), "job", st.JobID, "err", err)
+		writeError(w, status, err.Error())
+		return
+	}
+	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
+	writeJSON(w, http.StatusOK, map[string]string{"job_id": st.JobID, "state": string(rec.State)})
+}
