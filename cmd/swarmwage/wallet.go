@@ -1,0 +1,411 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/node"
+)
+
+const (
+	testCreditsFlag = "test-credits"
+	memoFlag        = "memo"
+)
+
+// wallet is what the wallet and escrow commands need from the node: the
+// daemon's control API when a daemon runs, else the repo's database opened
+// offline.
+type wallet interface {
+	Network(ctx context.Context) (string, error)
+	Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error)
+	Balance(ctx context.Context) (escrow.Balance, error)
+	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
+	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
+	Close() error
+}
+
+// walletAPI is what the control-API client (node.Client) offers for these
+// commands. As soon as node.Client has these methods, the commands use the
+// daemon when one runs; until then they say how to run them offline.
+type walletAPI interface {
+	Balance(ctx context.Context) (escrow.Balance, error)
+	Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error)
+	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
+	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
+}
+
+// openWallet returns the daemon's wallet if one runs on the repo, else the
+// repo opened offline.
+func openWallet(c *cli.Context) (wallet, error) {
+	if _, err := openRepo(c); err != nil {
+		return nil, err
+	}
+	cl, err := daemonClient(c)
+	if err != nil {
+		return nil, err
+	}
+	if cl != nil {
+		api, ok := any(cl).(walletAPI)
+		if !ok {
+			return nil, exitErr(exitFailure, errors.New("a daemon runs on this repo and its control API has no wallet routes yet: stop the daemon to use this command offline"))
+		}
+		return &daemonWallet{cl: cl, api: api}, nil
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return nil, err
+	}
+	esc, err := escrow.New(l.DB, l.Repo.Key)
+	if err != nil {
+		return nil, errors.Join(err, l.Close())
+	}
+	return &localWallet{l: l, esc: esc}, nil
+}
+
+// localWallet is the repo opened without the network. Its timers do not
+// run: a daemon settles what falls due.
+type localWallet struct {
+	l   *node.Local
+	esc *escrow.Escrow
+}
+
+func (w *localWallet) Network(context.Context) (string, error) { return w.l.Repo.Config.Network, nil }
+
+func (w *localWallet) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
+	if err := w.esc.Deposit(ctx, amount, memo); err != nil {
+		return escrow.Balance{}, err
+	}
+	return w.esc.Balance(ctx)
+}
+
+func (w *localWallet) Balance(ctx context.Context) (escrow.Balance, error) { return w.esc.Balance(ctx) }
+
+func (w *localWallet) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
+	return w.esc.List(ctx, f)
+}
+
+func (w *localWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
+	return w.esc.Get(ctx, jobID)
+}
+
+func (w *localWallet) Close() error { return errors.Join(w.esc.Close(), w.l.Close()) }
+
+// daemonWallet goes through the daemon's control API.
+type daemonWallet struct {
+	cl  *node.Client
+	api walletAPI
+}
+
+func (w *daemonWallet) Network(ctx context.Context) (string, error) {
+	id, err := w.cl.ID(ctx)
+	if err != nil {
+		return "", err
+	}
+	return id.Network, nil
+}
+
+func (w *daemonWallet) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
+	return w.api.Deposit(ctx, amount, memo)
+}
+
+func (w *daemonWallet) Balance(ctx context.Context) (escrow.Balance, error) {
+	return w.api.Balance(ctx)
+}
+
+func (w *daemonWallet) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
+	return w.api.EscrowList(ctx, f)
+}
+
+func (w *daemonWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
+	return w.api.EscrowGet(ctx, jobID)
+}
+
+func (w *daemonWallet) Close() error { return nil }
+
+// withWallet opens the wallet, runs fn and closes it.
+func withWallet(c *cli.Context, fn func(w wallet) error) error {
+	w, err := openWallet(c)
+	if err != nil {
+		return err
+	}
+	err = fn(w)
+	return errors.Join(err, w.Close())
+}
+
+func walletCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "wallet",
+		Usage: "show the balance and deposit test credits",
+		Subcommands: []*cli.Command{
+			walletBalanceCommand(),
+			walletDepositCommand(),
+		},
+	}
+}
+
+func walletBalanceCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "balance",
+		Usage:     "show available, held, paid, earned and deposited credits",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErrf("wallet balance takes no arguments")
+			}
+			return withWallet(c, func(w wallet) error {
+				b, err := w.Balance(c.Context)
+				if err != nil {
+					return err
+				}
+				if c.Bool(jsonFlag) {
+					return printJSON(c, b)
+				}
+				printBalance(c, b)
+				return nil
+			})
+		},
+	}
+}
+
+func printBalance(c *cli.Context, b escrow.Balance) {
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	for _, row := range []struct {
+		name string
+		v    int64
+		note string
+	}{
+		{"available", b.Available, "free to spend"},
+		{"held", b.Held, "locked for open hires"},
+		{"paid", b.Paid, "released to sellers"},
+		{"earned", b.Earned, "credited for jobs sold"},
+		{"deposited", b.Deposited, "test credits"},
+	} {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", row.name, escrow.FormatAmount(row.v), row.note)
+	}
+	tw.Flush()
+}
+
+// depositResult is what `wallet deposit --json` prints.
+type depositResult struct {
+	Deposited string         `json:"deposited"`
+	Balance   escrow.Balance `json:"balance"`
+}
+
+func walletDepositCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "deposit",
+		Usage:     "add test credits to the available balance (on 'amino' only with --test-credits)",
+		ArgsUsage: "AMOUNT",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: testCreditsFlag, Usage: "say that these are test credits with no value (required on the public 'amino' network)"},
+			&cli.StringFlag{Name: memoFlag, Usage: "a note kept with the deposit"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("wallet deposit needs exactly one amount in credits, as: wallet deposit 10")
+			}
+			amount, err := escrow.ParseAmount(c.Args().First())
+			if err != nil {
+				return usageErr(err)
+			}
+			if amount <= 0 {
+				return usageErrf("deposit %s: the amount must be more than 0", c.Args().First())
+			}
+			return withWallet(c, func(w wallet) error {
+				network, err := w.Network(c.Context)
+				if err != nil {
+					return err
+				}
+				if network == dht.Amino && !c.Bool(testCreditsFlag) {
+					return usageErrf("this node is on the public %q network: deposits are test credits with no value; add --test-credits to say so", dht.Amino)
+				}
+				memo := c.String(memoFlag)
+				if memo == "" {
+					memo = "test credits"
+				}
+				b, err := w.Deposit(c.Context, amount, memo)
+				if err != nil {
+					return err
+				}
+				if c.Bool(jsonFlag) {
+					return printJSON(c, depositResult{Deposited: escrow.FormatAmount(amount), Balance: b})
+				}
+				fmt.Fprintf(c.App.Writer, "deposited %s test credits; available %s\n", escrow.FormatAmount(amount), escrow.FormatAmount(b.Available))
+				return nil
+			})
+		},
+	}
+}
+
+func escrowCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "escrow",
+		Usage: "list and show the escrow of jobs bought and sold",
+		Subcommands: []*cli.Command{
+			escrowListCommand(),
+			escrowShowCommand(),
+		},
+	}
+}
+
+// escrowListResult is what `escrow list --json` prints.
+type escrowListResult struct {
+	Escrows []escrow.Record `json:"escrows"`
+}
+
+func escrowListCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list escrows, newest first",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' escrows"},
+			&cli.StringFlag{Name: "state", Usage: "only escrows in this state (locked, delivered, released, refunded, disputed, failed)"},
+			&cli.IntFlag{Name: "limit", Value: 100, Usage: "at most this many (0: all)"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErrf("escrow list takes no arguments; to show one escrow: escrow show ID")
+			}
+			f, err := escrowFilter(c)
+			if err != nil {
+				return err
+			}
+			return withWallet(c, func(w wallet) error {
+				recs, err := w.EscrowList(c.Context, f)
+				if err != nil {
+					return err
+				}
+				if recs == nil {
+					recs = []escrow.Record{}
+				}
+				if c.Bool(jsonFlag) {
+					return printJSON(c, escrowListResult{Escrows: recs})
+				}
+				printEscrowList(c, recs)
+				return nil
+			})
+		},
+	}
+}
+
+func escrowFilter(c *cli.Context) (escrow.Filter, error) {
+	f := escrow.Filter{Role: escrow.Role(c.String("role")), State: escrow.State(c.String("state")), Limit: c.Int("limit")}
+	switch f.Role {
+	case "", escrow.RoleBuyer, escrow.RoleSeller:
+	default:
+		return f, usageErrf("--role %q: want buyer or seller", f.Role)
+	}
+	switch f.State {
+	case "", escrow.StateLocked, escrow.StateDelivered, escrow.StateReleased, escrow.StateRefunded, escrow.StateDisputed, escrow.StateFailed:
+	default:
+		return f, usageErrf("--state %q: want locked, delivered, released, refunded, disputed or failed", f.State)
+	}
+	if f.Limit < 0 {
+		return f, usageErrf("--limit %d: want 0 (all) or more", f.Limit)
+	}
+	return f, nil
+}
+
+func printEscrowList(c *cli.Context, recs []escrow.Record) {
+	w := c.App.Writer
+	if len(recs) == 0 {
+		fmt.Fprintln(w, "no escrows")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "JOB\tROLE\tSTATE\tAMOUNT\tCAPABILITY\tCOUNTERPARTY\tUPDATED\n")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.JobID, r.Role, r.State, escrow.FormatAmount(r.Amount),
+			orDash(r.Capability), r.Counterparty, r.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func escrowShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one escrow with its signed lock, delivery and settle",
+		ArgsUsage: "ID",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("escrow show needs exactly one job ID, as: escrow show JOB_ID (see 'escrow list')")
+			}
+			id := c.Args().First()
+			return withWallet(c, func(w wallet) error {
+				r, err := w.EscrowGet(c.Context, id)
+				if errors.Is(err, escrow.ErrNotFound) {
+					return exitErr(exitFailure, fmt.Errorf("no escrow for job %q on this node (see 'swarmwage escrow list')", id))
+				}
+				if err != nil {
+					return err
+				}
+				if c.Bool(jsonFlag) {
+					return printJSON(c, r)
+				}
+				printEscrow(c, r)
+				return nil
+			})
+		},
+	}
+}
+
+func printEscrow(c *cli.Context, r escrow.Record) {
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	ts := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	row("job", r.JobID)
+	row("role", string(r.Role))
+	row("state", string(r.State))
+	row("amount", escrow.FormatAmount(r.Amount))
+	row("capability", r.Capability)
+	row("quote", r.QuoteID)
+	row("buyer", r.Buyer.String())
+	row("seller", r.Seller.String())
+	row("deadline", ts(r.Deadline))
+	row("window", r.Window.String())
+	row("created", ts(r.CreatedAt))
+	row("delivered", ts(r.DeliveredAt))
+	row("settled", ts(r.SettledAt))
+	row("output sha256", r.OutputHash)
+	row("reason", r.Reason)
+	for _, fc := range r.FailedChecks {
+		row("failed check", fc)
+	}
+	evidence := "lock"
+	if r.Delivery != nil {
+		evidence += ", delivery"
+	}
+	if r.Settle != nil {
+		evidence += ", " + r.Settle.Decision
+	}
+	row("signed evidence", evidence+" (escrow show --json prints it)")
+	tw.Flush()
+}
