@@ -187,6 +187,9 @@ func Parse(id string) (Capability, error) {
 	}
 	c := spec.capability()
 	c.ID, c.Params = id, params
+	for k, v := range params {
+		c.Description = strings.ReplaceAll(c.Description, "{"+k+"}", v)
+	}
 	return c, nil
 }
 
