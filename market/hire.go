@@ -504,3 +504,20 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 		}
 	}
 }
+
+// RefundDelivered refunds a job this node bought whose output was delivered
+// but not yet released: the buyer's way out of an auto-release for
+// capabilities without a standard verifier.
+func (m *Market) RefundDelivered(ctx context.Context, jobID, reason string) (escrow.Record, error) {
+	rec, err := m.jobs.get(RoleBuyer, jobID)
+	if err != nil {
+		return escrow.Record{}, err
+	}
+	st, err := m.escrow.Refund(ctx, jobID, truncateText(reason, 400), nil)
+	if err != nil {
+		return escrow.Record{}, err
+	}
+	_ = m.jobs.update(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
+	m.sendSettle(ctx, peer.AddrInfo{ID: rec.Seller, Addrs: m.host.Peerstore().Addrs(rec.Seller)}, st)
+	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+}

@@ -58,6 +58,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
 	mux.HandleFunc("GET /v1/find", a.handleFind)
+	a.registerMarket(mux)
 	a.srv = &http.Server{Handler: a.auth(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(a.done)
@@ -274,8 +275,10 @@ func statusOf(err error) int {
 	switch {
 	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, ErrBadRequest):
 		return http.StatusBadRequest
-	case errors.Is(err, market.ErrNotListed):
+	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, market.ErrBadRating), errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount):
+		return http.StatusBadRequest
 	default:
 		return http.StatusInternalServerError
 	}

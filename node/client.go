@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
 )
 
 // ErrNoDaemon is returned by Dial when no daemon serves the repo.
@@ -146,4 +149,111 @@ func (c *Client) Find(ctx context.Context, capID string, limit int, timeout time
 	}
 	var out FindInfo
 	return out, c.do(ctx, http.MethodGet, "/v1/find?"+q.Encode(), nil, &out)
+}
+
+// Balance is the wallet's balance.
+func (c *Client) Balance(ctx context.Context) (escrow.Balance, error) {
+	var out escrow.Balance
+	return out, c.do(ctx, http.MethodGet, "/v1/wallet", nil, &out)
+}
+
+// Deposit adds test credits. On amino the daemon refuses unless the
+// request says they are test credits (DepositTestCredits).
+func (c *Client) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
+	return c.DepositTestCredits(ctx, DepositRequest{Amount: escrow.FormatAmount(amount), Memo: memo, TestCredits: true})
+}
+
+// DepositTestCredits sends a deposit request as is.
+func (c *Client) DepositTestCredits(ctx context.Context, req DepositRequest) (escrow.Balance, error) {
+	var out escrow.Balance
+	return out, c.do(ctx, http.MethodPost, "/v1/wallet/deposit", req, &out)
+}
+
+// EscrowList lists escrow records.
+func (c *Client) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
+	q := url.Values{}
+	if f.Role != "" {
+		q.Set("role", string(f.Role))
+	}
+	if f.State != "" {
+		q.Set("state", string(f.State))
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var out EscrowsInfo
+	err := c.do(ctx, http.MethodGet, "/v1/escrow?"+q.Encode(), nil, &out)
+	return out.Escrows, err
+}
+
+// EscrowGet returns one job's escrow record.
+func (c *Client) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
+	var out escrow.Record
+	return out, c.do(ctx, http.MethodGet, "/v1/escrow/"+url.PathEscape(jobID), nil, &out)
+}
+
+// EscrowRefund refunds a delivered job before its verification window ends.
+func (c *Client) EscrowRefund(ctx context.Context, jobID, reason string) (escrow.Record, error) {
+	var out escrow.Record
+	return out, c.do(ctx, http.MethodPost, "/v1/escrow/"+url.PathEscape(jobID)+"/refund", RefundRequest{Reason: reason}, &out)
+}
+
+// Jobs lists jobs, newest first; role "buyer", "seller" or "" for both.
+func (c *Client) Jobs(ctx context.Context, role string) (JobsInfo, error) {
+	var out JobsInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/jobs?"+url.Values{"role": {role}}.Encode(), nil, &out)
+}
+
+// Job returns one job.
+func (c *Client) Job(ctx context.Context, jobID string) (market.JobRecord, error) {
+	var out market.JobRecord
+	return out, c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(jobID), nil, &out)
+}
+
+// Rate rates a job this node bought, 1 to 5.
+func (c *Client) Rate(ctx context.Context, jobID string, rating int) (market.JobRecord, error) {
+	var out market.JobRecord
+	return out, c.do(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(jobID)+"/rate", RateRequest{Rating: rating}, &out)
+}
+
+// Hire runs a hire on the daemon. progress, when set, sees the job's
+// events as they come. The result describes every outcome; the error is
+// for failures to talk to the daemon.
+func (c *Client) Hire(ctx context.Context, req HireRequest, progress func(market.Event)) (HireInfo, error) {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return HireInfo{}, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/hire", bytes.NewReader(data))
+	if err != nil {
+		return HireInfo{}, err
+	}
+	hreq.Header.Set("Authorization", "Bearer "+c.token)
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return HireInfo{}, fmt.Errorf("%w (%v)", ErrNoDaemon, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var e apiErrorBody
+		if json.Unmarshal(body, &e) != nil || e.Error == "" {
+			e.Error = "daemon answered " + resp.Status
+		}
+		return HireInfo{}, &APIError{Status: resp.StatusCode, Message: e.Error}
+	}
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxAPIResponse))
+	for {
+		var ev HireEvent
+		if err := dec.Decode(&ev); err != nil {
+			return HireInfo{}, fmt.Errorf("read hire progress from the daemon: %w", err)
+		}
+		if ev.Type == EventDone && ev.Result != nil {
+			return *ev.Result, nil
+		}
+		if progress != nil {
+			progress(ev.Event)
+		}
+	}
 }

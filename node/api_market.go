@@ -1,0 +1,357 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+// Control API routes of the wallet, escrow, hires and jobs.
+
+// maxHireTimeout caps the timeout a hire may ask for.
+const maxHireTimeout = 30 * time.Minute
+
+// ErrTestCreditsOnAmino is returned when a deposit on the public network
+// does not say that it is test credits.
+var ErrTestCreditsOnAmino = errors.New("deposits are test credits with no value; on the public 'amino' network say so with --test-credits")
+
+// DepositRequest is the body of POST /v1/wallet/deposit.
+type DepositRequest struct {
+	Amount      string `json:"amount"`
+	Memo        string `json:"memo,omitempty"`
+	TestCredits bool   `json:"test_credits,omitempty"`
+}
+
+// HireRequest is the body of POST /v1/hire.
+type HireRequest struct {
+	Capability string          `json:"capability"`
+	Input      json.RawMessage `json:"input"`
+	MaxPrice   string          `json:"max_price,omitempty"`
+	Seller     string          `json:"seller,omitempty"`
+	Timeout    string          `json:"timeout,omitempty"`
+	Confirm    bool            `json:"confirm,omitempty"`
+}
+
+// Hire outcomes, as the "outcome" field of a hire result names them.
+const (
+	OutcomeReleased           = "released"
+	OutcomeDelivered          = "delivered"
+	OutcomeInvalidInput       = "invalid_input"
+	OutcomeNoSeller           = "no_seller"
+	OutcomeJobFailed          = "job_failed"
+	OutcomeVerificationFailed = "verification_failed"
+	OutcomeNeedsConfirm       = "needs_confirm"
+	OutcomeError              = "error"
+)
+
+// HireInfo is the result of a hire, as 'hire --json' prints it.
+type HireInfo struct {
+	JobID        string          `json:"job_id"`
+	Capability   string          `json:"capability"`
+	Seller       string          `json:"seller"`
+	Price        string          `json:"price"`
+	Output       json.RawMessage `json:"output"`
+	Verification VerificationDoc `json:"verification"`
+	Escrow       EscrowDoc       `json:"escrow"`
+	Outcome      string          `json:"outcome"`
+	Error        string          `json:"error,omitempty"`
+	DurationMS   int64           `json:"duration_ms"`
+}
+
+// VerificationDoc is the verification part of a hire result.
+type VerificationDoc struct {
+	Passed bool           `json:"passed"`
+	Checks []verify.Check `json:"checks"`
+}
+
+// EscrowDoc is the escrow part of a hire result.
+type EscrowDoc struct {
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// HireEvent is one line of POST /v1/hire's NDJSON answer: job events while
+// it runs, then one event of type "done" with the result.
+type HireEvent struct {
+	market.Event
+	Result *HireInfo `json:"result,omitempty"`
+}
+
+// EventDone is the type of the last event of a hire stream.
+const EventDone = "done"
+
+// RateRequest is the body of POST /v1/jobs/{id}/rate.
+type RateRequest struct {
+	Rating int `json:"rating"`
+}
+
+// RefundRequest is the body of POST /v1/escrow/{id}/refund.
+type RefundRequest struct {
+	Reason string `json:"reason"`
+}
+
+// JobsInfo is the answer of GET /v1/jobs.
+type JobsInfo struct {
+	Jobs []market.JobRecord `json:"jobs"`
+}
+
+// EscrowsInfo is the answer of GET /v1/escrow.
+type EscrowsInfo struct {
+	Escrows []escrow.Record `json:"escrows"`
+}
+
+func (a *apiServer) registerMarket(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/wallet", a.handleBalance)
+	mux.HandleFunc("POST /v1/wallet/deposit", a.handleDeposit)
+	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
+	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
+	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)
+	mux.HandleFunc("POST /v1/hire", a.handleHire)
+	mux.HandleFunc("GET /v1/jobs", a.handleJobs)
+	mux.HandleFunc("GET /v1/jobs/{id}", a.handleJob)
+	mux.HandleFunc("POST /v1/jobs/{id}/rate", a.handleRate)
+}
+
+func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
+	b, err := a.n.Escrow.Balance(r.Context())
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	apiJSON(w, b)
+}
+
+func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
+	var req DepositRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "decode deposit: "+err.Error())
+		return
+	}
+	b, err := Deposit(r.Context(), a.n.Escrow, a.n.Config.Network, req)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, b)
+}
+
+// Deposit adds test credits to the wallet of a node on network.
+func Deposit(ctx context.Context, esc *escrow.Escrow, network string, req DepositRequest) (escrow.Balance, error) {
+	amount, err := escrow.ParseAmount(req.Amount)
+	if err != nil || amount == 0 {
+		return escrow.Balance{}, fmt.Errorf("%w: amount %q: want a positive decimal such as 10 or 0.5", ErrBadRequest, req.Amount)
+	}
+	if network == dht.Amino && !req.TestCredits {
+		return escrow.Balance{}, fmt.Errorf("%w: %w", ErrBadRequest, ErrTestCreditsOnAmino)
+	}
+	if err := esc.Deposit(ctx, amount, req.Memo); err != nil {
+		return escrow.Balance{}, err
+	}
+	return esc.Balance(ctx)
+}
+
+func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	recs, err := a.n.Escrow.List(r.Context(), escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state")), Limit: limit})
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	if recs == nil {
+		recs = []escrow.Record{}
+	}
+	apiJSON(w, EscrowsInfo{Escrows: recs})
+}
+
+func (a *apiServer) handleEscrowGet(w http.ResponseWriter, r *http.Request) {
+	rec, err := a.n.Escrow.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, rec)
+}
+
+func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
+	var req RefundRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Reason == "" {
+		apiError(w, http.StatusBadRequest, "a refund needs a reason")
+		return
+	}
+	rec, err := a.n.Market.RefundDelivered(r.Context(), r.PathValue("id"), req.Reason)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, rec)
+}
+
+func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
+	jobs, err := a.n.Market.Jobs(r.Context(), r.URL.Query().Get("role"))
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if jobs == nil {
+		jobs = []market.JobRecord{}
+	}
+	apiJSON(w, JobsInfo{Jobs: jobs})
+}
+
+func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {
+	job, err := a.n.Market.Job(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, job)
+}
+
+func (a *apiServer) handleRate(w http.ResponseWriter, r *http.Request) {
+	var req RateRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "decode rating: "+err.Error())
+		return
+	}
+	job, err := a.n.Market.Rate(r.Context(), r.PathValue("id"), req.Rating)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, job)
+}
+
+// handleHire runs a hire and streams its events as NDJSON, ending with one
+// "done" event that carries the result.
+func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
+	var req HireRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "decode hire request: "+err.Error())
+		return
+	}
+	mreq, err := req.market()
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	events := make(chan market.Event, 64)
+	mreq.Progress = func(ev market.Event) {
+		ev.Output, ev.Delivery = nil, nil // the result carries the output once
+		select {
+		case events <- ev:
+		default: // a slow reader loses progress lines, never the result
+		}
+	}
+	done := make(chan HireInfo, 1)
+	go func() { done <- a.n.Hire(r.Context(), mreq) }()
+	for {
+		select {
+		case ev := <-events:
+			_ = enc.Encode(HireEvent{Event: ev})
+			_ = rc.Flush()
+		case res := <-done:
+			for len(events) > 0 {
+				_ = enc.Encode(HireEvent{Event: <-events})
+			}
+			_ = enc.Encode(HireEvent{Event: market.Event{Type: EventDone, JobID: res.JobID}, Result: &res})
+			_ = rc.Flush()
+			return
+		}
+	}
+}
+
+// market turns the API request into a market hire request.
+func (req HireRequest) market() (market.HireRequest, error) {
+	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm}
+	if req.MaxPrice != "" {
+		p, err := escrow.ParseAmount(req.MaxPrice)
+		if err != nil {
+			return out, fmt.Errorf("max_price %q: %v", req.MaxPrice, err)
+		}
+		out.MaxPrice = p
+	}
+	if req.Seller != "" {
+		id, err := peer.Decode(req.Seller)
+		if err != nil {
+			return out, fmt.Errorf("seller %q is not a peer ID: %v", req.Seller, err)
+		}
+		out.Seller = id
+	}
+	if req.Timeout != "" {
+		d, err := time.ParseDuration(req.Timeout)
+		if err != nil || d <= 0 || d > maxHireTimeout {
+			return out, fmt.Errorf("timeout %q: want a duration up to %s", req.Timeout, maxHireTimeout)
+		}
+		out.Timeout = d
+	}
+	return out, nil
+}
+
+// Hire runs a hire and describes its result, whatever the outcome.
+func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
+	res, err := n.Market.Hire(ctx, req)
+	info := HireInfo{
+		JobID:        res.JobID,
+		Capability:   req.Capability,
+		Price:        res.Price.String(),
+		Output:       res.Output,
+		Verification: VerificationDoc{Passed: res.Report.Passed, Checks: res.Report.Checks},
+		Escrow:       EscrowDoc{State: string(res.State), Reason: res.Reason},
+		Outcome:      outcomeOf(res, err),
+		DurationMS:   res.DurationMS,
+	}
+	if res.Seller != "" {
+		info.Seller = res.Seller.String()
+	}
+	if info.Verification.Checks == nil {
+		info.Verification.Checks = []verify.Check{}
+	}
+	if info.Output == nil {
+		info.Output = json.RawMessage("null")
+	}
+	if res.JobID == "" {
+		info.Price = ""
+	}
+	if err != nil {
+		info.Error = err.Error()
+	}
+	return info
+}
+
+func outcomeOf(res market.HireResult, err error) string {
+	switch {
+	case err == nil && res.State == escrow.StateReleased:
+		return OutcomeReleased
+	case err == nil:
+		return OutcomeDelivered
+	case errors.Is(err, market.ErrInvalidInput):
+		return OutcomeInvalidInput
+	case errors.Is(err, market.ErrNeedsConfirm):
+		return OutcomeNeedsConfirm
+	case errors.Is(err, market.ErrNoSeller):
+		return OutcomeNoSeller
+	case errors.Is(err, market.ErrVerificationFailed):
+		return OutcomeVerificationFailed
+	case errors.Is(err, market.ErrJobFailed):
+		return OutcomeJobFailed
+	default:
+		return OutcomeError
+	}
+}
