@@ -93,6 +93,13 @@ func commands() []*cli.Command {
 		skillcardCommand(),
 		sandboxCommand(),
 		benchCommand(),
+		capsCommand(),
+		verifyCommand(),
+		hireCommand(),
+		jobsCommand(),
+		rateCommand(),
+		walletCommand(),
+		escrowCommand(),
 	}
 }
 

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+const (
+	domainFlag = "domain"
+	inputFlag  = "input"
+	outputFlag = "output"
+	schemaFlag = "schema"
+)
+
+// capsCommand browses the capability taxonomy (package verify).
+func capsCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "caps",
+		Usage:       "browse the v0.1 capability taxonomy: IDs, schemas and the checks a buyer runs",
+		Subcommands: []*cli.Command{capsListCommand(), capsShowCommand()},
+	}
+}
+
+func capsListCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list every standard capability and templated family",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: domainFlag, Usage: "only this domain (" + strings.Join(append(verify.Domains(), "custom"), ", ") + ")"},
+			jsonOutFlag(),
+		},
+		Action: capsListAction,
+	}
+}
+
+// capSummary is one row of caps list --json.
+type capSummary struct {
+	ID           string               `json:"id"`
+	Domain       string               `json:"domain"`
+	Description  string               `json:"description"`
+	Custom       bool                 `json:"custom"`
+	Checks       []string             `json:"checks"`
+	Placeholders []verify.Placeholder `json:"placeholders,omitempty"`
+}
+
+// capsListResult is the document caps list --json prints.
+type capsListResult struct {
+	Capabilities []capSummary `json:"capabilities"`
+}
+
+func capsListAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrf("caps list takes no arguments; to see one capability run 'swarmwage caps show %s'", c.Args().First())
+	}
+	domain := c.String(domainFlag)
+	if domain != "" && domain != "custom" && !slices.Contains(verify.Domains(), domain) {
+		return usageErrf("unknown domain %q; domains: %s, custom", domain, strings.Join(verify.Domains(), ", "))
+	}
+	res := capsListResult{Capabilities: []capSummary{}}
+	for _, cp := range verify.List() {
+		if domain != "" && cp.Domain != domain {
+			continue
+		}
+		res.Capabilities = append(res.Capabilities, capSummary{
+			ID: cp.ID, Domain: cp.Domain, Description: cp.Description, Custom: cp.Custom,
+			Checks: cp.Checks, Placeholders: cp.Placeholders,
+		})
+	}
+	if c.Bool(jsonFlag) {
+		return printJSON(c, res)
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAPABILITY\tDESCRIPTION")
+	for _, s := range res.Capabilities {
+		fmt.Fprintf(tw, "%s\t%s\n", s.ID, s.Description)
+	}
+	return tw.Flush()
+}
+
+func capsShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show a capability: placeholders, checks, input and output JSON Schemas",
+		ArgsUsage: "CAP (an ID such as text.translate.en.it.fluent, or a family such as 'text.translate.{src}.{tgt}.{level}')",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action:    capsShowAction,
+	}
+}
+
+// checkDoc is a check with what it verifies.
+type checkDoc struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// capsShowResult is the document caps show --json prints.
+type capsShowResult struct {
+	ID           string               `json:"id"`
+	Template     string               `json:"template,omitempty"`
+	Domain       string               `json:"domain"`
+	Description  string               `json:"description"`
+	Custom       bool                 `json:"custom"`
+	Params       map[string]string    `json:"params,omitempty"`
+	Placeholders []verify.Placeholder `json:"placeholders,omitempty"`
+	Checks       []checkDoc           `json:"checks"`
+	InputSchema  json.RawMessage      `json:"input_schema,omitempty"`
+	OutputSchema json.RawMessage      `json:"output_schema,omitempty"`
+}
+
+func capsShowAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrf("caps show needs exactly one capability ID; run 'swarmwage caps list' to see them")
+	}
+	cp, err := verify.Lookup(c.Args().First())
+	if err != nil {
+		return usageErr(err)
+	}
+	res := capsShowResult{
+		ID: cp.ID, Template: cp.Template, Domain: cp.Domain, Description: cp.Description,
+		Custom: cp.Custom, Params: cp.Params, Placeholders: cp.Placeholders,
+	}
+	for _, name := range cp.Checks {
+		res.Checks = append(res.Checks, checkDoc{Name: name, Description: verify.DescribeCheck(name)})
+	}
+	if !cp.Custom {
+		if res.InputSchema, err = verify.InputSchema(cp.ID); err != nil {
+			return err
+		}
+		if res.OutputSchema, err = verify.OutputSchema(cp.ID); err != nil {
+			return err
+		}
+	}
+	if c.Bool(jsonFlag) {
+		return printJSON(c, res)
+	}
+	return renderCapsShow(c.App.Writer, res)
+}
+
+func renderCapsShow(w io.Writer, res capsShowResult) error {
+	fmt.Fprintf(w, "%s\n  %s\n", res.ID, res.Description)
+	if res.Template != "" && res.Template != res.ID {
+		fmt.Fprintf(w, "family: %s\n", res.Template)
+	}
+	for _, k := range sortedParamNames(res.Params) {
+		fmt.Fprintf(w, "  {%s} = %s\n", k, res.Params[k])
+	}
+	if len(res.Params) == 0 {
+		for _, p := range res.Placeholders {
+			allowed := p.Rule
+			if len(p.Allowed) > 0 {
+				allowed = strings.Join(p.Allowed, ", ")
+			}
+			fmt.Fprintf(w, "  {%s}: %s\n", p.Name, allowed)
+		}
+	}
+	fmt.Fprintln(w, "checks:")
+	for _, ch := range res.Checks {
+		fmt.Fprintf(w, "  %-26s %s\n", ch.Name, ch.Description)
+	}
+	if res.Custom {
+		fmt.Fprintln(w, "schemas: none standard; the seller serves them at GET /capabilities/<id>/schema")
+		return nil
+	}
+	fmt.Fprintf(w, "input schema:\n%s\noutput schema:\n%s\n", indentBlock(res.InputSchema), indentBlock(res.OutputSchema))
+	return nil
+}
+
+func sortedParamNames(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func indentBlock(raw json.RawMessage) string {
+	return "  " + strings.ReplaceAll(strings.TrimSpace(string(raw)), "\n", "\n  ")
+}
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "verify",
+		Usage: "verify a capability's output locally, as a buyer does before releasing escrow",
+		Description: "Runs the capability's input and output JSON Schemas and every check of its\n" +
+			"verification function. Exit codes: 0 passed, 1 a check failed, 2 usage (unknown or\n" +
+			"malformed capability ID, unreadable file, invalid JSON). Custom capabilities need\n" +
+			"--schema, the seller's output schema.",
+		ArgsUsage: "CAP",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: inputFlag, Usage: "the job's input JSON file"},
+			&cli.StringFlag{Name: outputFlag, Usage: "the seller's output JSON file", Required: true},
+			&cli.StringFlag{Name: schemaFlag, Usage: "output JSON Schema file for custom capabilities"},
+			jsonOutFlag(),
+		},
+		Action: verifyAction,
+	}
+}
+
+func verifyAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrf("verify needs exactly one capability ID, e.g. 'swarmwage verify --input in.json --output out.json text.summarize.short'")
+	}
+	id := c.Args().First()
+	cp, err := verify.Parse(id)
+	if err != nil {
+		return usageErr(err)
+	}
+	output, err := readDoc(c.String(outputFlag), verify.MaxOutputSize)
+	if err != nil {
+		return usageErr(err)
+	}
+	var rep verify.Report
+	if cp.Custom {
+		if c.String(schemaFlag) == "" {
+			return usageErrf("%s is a custom capability without a standard schema; pass the seller's output schema with --schema", id)
+		}
+		schema, err := readDoc(c.String(schemaFlag), verify.MaxInputSize)
+		if err != nil {
+			return usageErr(err)
+		}
+		if !json.Valid(schema) {
+			return usageErrf("%s is not valid JSON", c.String(schemaFlag))
+		}
+		rep, err = verify.VerifyWithSchema(c.Context, id, schema, output)
+		if err != nil {
+			return verifyErr(err)
+		}
+	} else {
+		if c.String(inputFlag) == "" {
+			return usageErrf("--input is required: the checks of %s compare the output with the job's input", id)
+		}
+		input, err := readDoc(c.String(inputFlag), verify.MaxInputSize)
+		if err != nil {
+			return usageErr(err)
+		}
+		rep, err = verify.Verify(c.Context, id, input, output)
+		if err != nil {
+			return verifyErr(err)
+		}
+	}
+	if c.Bool(jsonFlag) {
+		if err := printJSON(c, rep); err != nil {
+			return err
+		}
+	} else {
+		renderReport(c.App.Writer, rep)
+	}
+	if !rep.Passed {
+		var names []string
+		for _, ch := range rep.Failed() {
+			names = append(names, ch.Name)
+		}
+		return exitErr(exitFailure, fmt.Errorf("verification of %s failed: %s", id, strings.Join(names, ", ")))
+	}
+	return nil
+}
+
+// verifyErr maps verify's errors: bad documents and IDs are usage errors.
+func verifyErr(err error) error {
+	for _, e := range []error{verify.ErrNotJSON, verify.ErrTooLarge, verify.ErrInvalidID, verify.ErrUnknownCapability, verify.ErrNoStandardSchema} {
+		if errors.Is(err, e) {
+			return usageErr(err)
+		}
+	}
+	return err
+}
+
+// readDoc reads a whole file of at most limit bytes (one more is read so
+// an oversized file is reported, not truncated).
+func readDoc(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+func renderReport(w io.Writer, rep verify.Report) {
+	verdict := "PASSED"
+	if !rep.Passed {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(w, "%s %s\n", verdict, rep.Capability)
+	for _, ch := range rep.Checks {
+		mark := "ok  "
+		if !ch.Passed {
+			mark = "FAIL"
+		}
+		if ch.Detail == "" {
+			fmt.Fprintf(w, "  %s %s\n", mark, ch.Name)
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s: %s\n", mark, ch.Name, ch.Detail)
+	}
+}
