@@ -231,3 +231,18 @@ func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
 func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, error) {
 	return m.jobs.rate(jobID, score)
 }
+
+// ListJobs lists the job records in db without a running market (offline
+// commands), newest first.
+func ListJobs(db *badger.DB, role string) ([]JobRecord, error) { return (&jobs{db: db}).list(role) }
+
+// GetJob returns one job record from db without a running market,
+// preferring the buyer's record.
+func GetJob(db *badger.DB, jobID string) (JobRecord, error) {
+	j := &jobs{db: db}
+	r, err := j.get(RoleBuyer, jobID)
+	if errors.Is(err, ErrJobNotFound) {
+		return j.get(RoleSeller, jobID)
+	}
+	return r, err
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/verify"
+)
+
+// Exit codes of 'hire' beyond the shared ones (README, "Exit codes").
+const (
+	exitNoSeller           = 3
+	exitJobFailed          = 4
+	exitVerificationFailed = 5
+)
+
+// maxInputFile caps an input document read from a file or stdin.
+const maxInputFile = verify.MaxInputSize
+
+func hireCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "hire",
+		Usage:     "buy one job of a capability: find, quote, lock, run, verify locally, then pay or refund",
+		ArgsUsage: "CAP",
+		Description: `Exit codes: 0 delivered, verified and released (or delivered and awaiting the
+verification window for capabilities without a standard verifier); 1 other
+error; 2 usage or invalid input; 3 no seller at or under --max-price within
+the timeout; 4 the job failed at the seller (refunded); 5 verification
+failed (refunded).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
+			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
+			&cli.StringFlag{Name: "max-price", Usage: "pay at most this many credits, e.g. 0.05 (default: no limit)"},
+			&cli.StringFlag{Name: "seller", Usage: "hire only this peer ID"},
+			&cli.DurationFlag{Name: "timeout", Value: market.DefaultHireTimeout, Usage: "give up (and refund) after this long"},
+			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability"},
+			jsonOutFlag(),
+		},
+		Action: runHire,
+	}
+}
+
+func runHire(c *cli.Context) error {
+	req, err := hireRequest(c)
+	if err != nil {
+		return err
+	}
+	cl, err := needDaemon(c)
+	if err != nil {
+		return err
+	}
+	progress, stop := hireProgress(c)
+	info, err := cl.Hire(c.Context, req, progress)
+	stop()
+	if err != nil {
+		return apiUsage(err)
+	}
+	code := hireExitCode(info.Outcome)
+	if c.Bool(jsonFlag) {
+		if err := printJSON(c, info); err != nil {
+			return err
+		}
+		if code != exitOK && info.Error != "" {
+			fmt.Fprintf(c.App.ErrWriter, "Error: %s\n", info.Error)
+		}
+		return exitCode(code)
+	}
+	if info.Output != nil && string(info.Output) != "null" && code == exitOK {
+		var v any
+		_ = json.Unmarshal(info.Output, &v)
+		if err := printJSON(c, v); err != nil {
+			return err
+		}
+	}
+	if code != exitOK {
+		msg := info.Error
+		for _, ch := range info.Verification.Checks {
+			if !ch.Passed {
+				msg += fmt.Sprintf("\n  check %s failed: %s", ch.Name, ch.Detail)
+			}
+		}
+		if info.JobID != "" {
+			msg += fmt.Sprintf("\n  job %s, escrow %s", info.JobID, info.Escrow.State)
+		}
+		return exitErr(code, errors.New(msg))
+	}
+	return nil
+}
+
+// hireRequest checks the flags and reads the input.
+func hireRequest(c *cli.Context) (node.HireRequest, error) {
+	if c.NArg() != 1 {
+		return node.HireRequest{}, usageErrf("hire needs exactly one capability ID, as: hire --input-json '{\"data\":[1,2]}' compute.statistics.mean")
+	}
+	capID := c.Args().First()
+	if err := verify.CheckID(capID); err != nil {
+		return node.HireRequest{}, usageErr(err)
+	}
+	input, err := readInput(c)
+	if err != nil {
+		return node.HireRequest{}, err
+	}
+	if _, err := verify.InputSchema(capID); err == nil {
+		if err := verify.ValidateInput(capID, input); err != nil {
+			return node.HireRequest{}, usageErr(err)
+		}
+	}
+	req := node.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm")}
+	if p := c.String("max-price"); p != "" {
+		if _, err := escrow.ParseAmount(p); err != nil {
+			return req, usageErrf("--max-price %q: %v", p, err)
+		}
+		req.MaxPrice = p
+	}
+	if t := c.Duration("timeout"); t <= 0 || t > 30*time.Minute {
+		return req, usageErrf("--timeout %s: want more than 0 and at most 30m", t)
+	} else {
+		req.Timeout = t.String()
+	}
+	return req, nil
+}
+
+// readInput reads the job input from --input FILE, --input - (stdin) or
+// --input-json; it must be one JSON document.
+func readInput(c *cli.Context) (json.RawMessage, error) {
+	file, inline := c.String("input"), c.String("input-json")
+	var (
+		data []byte
+		err  error
+		from string
+	)
+	switch {
+	case file != "" && inline != "":
+		return nil, usageErrf("give the input once: --input or --input-json, not both")
+	case inline != "":
+		data, from = []byte(inline), "--input-json"
+	case file == "-":
+		data, err = io.ReadAll(io.LimitReader(os.Stdin, maxInputFile+1))
+		from = "stdin"
+	case file != "":
+		var f *os.File
+		if f, err = os.Open(file); err == nil {
+			data, err = io.ReadAll(io.LimitReader(f, maxInputFile+1))
+			f.Close()
+		}
+		from = file
+	default:
+		return nil, usageErrf("hire needs an input: --input FILE, --input - (stdin) or --input-json JSON")
+	}
+	if err != nil {
+		return nil, usageErrf("read input from %s: %v", from, err)
+	}
+	if len(data) > maxInputFile {
+		return nil, usageErrf("input from %s is over %d bytes", from, maxInputFile)
+	}
+	if !json.Valid(data) {
+		return nil, usageErrf("input from %s is not valid JSON", from)
+	}
+	return json.RawMessage(data), nil
+}
+
+func hireExitCode(outcome string) int {
+	switch outcome {
+	case node.OutcomeReleased, node.OutcomeDelivered:
+		return exitOK
+	case node.OutcomeInvalidInput, node.OutcomeNeedsConfirm:
+		return exitUsage
+	case node.OutcomeNoSeller:
+		return exitNoSeller
+	case node.OutcomeJobFailed:
+		return exitJobFailed
+	case node.OutcomeVerificationFailed:
+		return exitVerificationFailed
+	default:
+		return exitFailure
+	}
+}
+
+// hireProgress shows a spinner with the job's events on stderr when stderr
+// is a terminal, and nothing when it is piped.
+func hireProgress(c *cli.Context) (func(market.Event), func()) {
+	f, ok := c.App.ErrWriter.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions(-1,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetDescription("finding a seller"),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(50*time.Millisecond),
+	)
+	_ = bar.RenderBlank()
+	progress := func(ev market.Event) {
+		desc := ev.Type
+		switch ev.Type {
+		case market.EventAccepted:
+			desc = "job " + ev.JobID + " accepted"
+		case market.EventProgress:
+			desc = fmt.Sprintf("job %s running (%.1fs)", ev.JobID, float64(ev.ElapsedMS)/1000)
+		case market.EventResult:
+			desc = "verifying the output"
+		case market.EventError:
+			desc = "job failed: " + ev.Message
+		}
+		bar.Describe(desc)
+		_ = bar.Add(1)
+	}
+	return progress, func() { _ = bar.Finish(); _ = bar.Clear() }
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
+)
+
+func jobsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "jobs",
+		Usage: "the jobs this node bought and sold",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "list",
+				Usage:     "list jobs, newest first",
+				ArgsUsage: " ",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' jobs"},
+					jsonOutFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					role := c.String("role")
+					if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
+						return usageErrf("--role %q: want buyer or seller", role)
+					}
+					info, err := listJobs(c, role)
+					if err != nil {
+						return err
+					}
+					if c.Bool(jsonFlag) {
+						return printJSON(c, info)
+					}
+					tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATUS\tCREATED\n")
+					for _, j := range info.Jobs {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, j.Status, j.CreatedAt.Format("2006-01-02 15:04:05"))
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "show one job with its input, output and checks",
+				ArgsUsage: "ID",
+				Flags:     []cli.Flag{jsonOutFlag()},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrf("jobs show needs a job ID")
+					}
+					job, err := showJob(c, c.Args().First())
+					if err != nil {
+						return err
+					}
+					return printJSON(c, job)
+				},
+			},
+		},
+	}
+}
+
+func listJobs(c *cli.Context, role string) (node.JobsInfo, error) {
+	cl, err := daemonClient(c)
+	if err != nil {
+		return node.JobsInfo{}, err
+	}
+	if cl != nil {
+		return cl.Jobs(c.Context, role)
+	}
+	l, err := openLocal(c)
+	if err != nil {
+		return node.JobsInfo{}, err
+	}
+	defer l.Close()
+	jobs, err := market.ListJobs(l.DB, role)
+	if jobs == nil {
+		jobs = []market.JobRecord{}
+	}
+	return node.JobsInfo{Jobs: jobs}, err
+}
+
+func showJob(c *cli.Context, id string) (market.JobRecord, error) {
+	cl, err := daemonClient(c)
+	if err != nil {
+		return market.JobRecord{}, err
+	}
+	var job market.JobRecord
+	if cl != nil {
+		job, err = cl.Job(c.Context, id)
+	} else {
+		l, lerr := openLocal(c)
+		if lerr != nil {
+			return market.JobRecord{}, lerr
+		}
+		defer l.Close()
+		job, err = market.GetJob(l.DB, id)
+	}
+	var ae *node.APIError
+	if errors.Is(err, market.ErrJobNotFound) || (errors.As(err, &ae) && ae.Status == 404) {
+		return job, usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)
+	}
+	return job, err
+}
+
+func rateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rate",
+		Usage:     "rate a job you bought, 1 (bad) to 5 (great); find shows sellers' ratings and hire prefers the better rated",
+		ArgsUsage: "JOB 1..5",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageErrf("rate needs a job ID and a rating, as: rate JOB 5")
+			}
+			score, err := strconv.Atoi(c.Args().Get(1))
+			if err != nil || score < 1 || score > 5 {
+				return usageErrf("rating %q: want a whole number from 1 to 5", c.Args().Get(1))
+			}
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			job, err := cl.Rate(c.Context, c.Args().First(), score)
+			var ae *node.APIError
+			if errors.As(err, &ae) && (ae.Status == 404 || ae.Status == 400) {
+				return usageErr(err)
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, map[string]any{"job_id": job.JobID, "seller": job.Seller, "rating": job.Rating})
+			}
+			fmt.Fprintf(c.App.Writer, "rated job %s (seller %s): %d\n", job.JobID, job.Seller, job.Rating)
+			return nil
+		},
+	}
+}
+
