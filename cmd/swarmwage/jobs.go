@@ -142,4 +142,3 @@ func rateCommand() *cli.Command {
 		},
 	}
 }
-
