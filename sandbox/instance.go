@@ -79,7 +79,14 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 		WithNanosleep(inst.nanosleep)
 	mctx := experimental.WithMemoryAllocator(ictx, s.alloc)
 
+	s.mu.RLock()
+	if s.ctx.Err() != nil {
+		s.mu.RUnlock()
+		cancel(errDiscarded)
+		return nil, ErrClosed
+	}
 	s.wg.Add(1)
+	s.mu.RUnlock()
 	go func() {
 		defer s.wg.Done()
 		mod, err := s.runtime.InstantiateModule(mctx, s.module, cfg)

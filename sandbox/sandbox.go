@@ -167,7 +167,10 @@ type Sandbox struct {
 	// ctx is the parent of every instance; Close cancels it.
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// mu orders wg.Add in start against Close's cancel-then-Wait, so no
+	// interpreter starts after Close began waiting.
+	mu sync.RWMutex
+	wg sync.WaitGroup
 	// ready holds pre-started interpreters waiting for code. Its capacity
 	// is poolSize-1: the filler holds one more while blocked on the send.
 	ready chan *instance
@@ -393,7 +396,9 @@ func (s *Sandbox) WaitReady(ctx context.Context) error {
 // releases the runtime. It is idempotent.
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.mu.Lock()
 		s.cancel()
+		s.mu.Unlock()
 		s.wg.Wait()
 		if s.runtime != nil {
 			s.closeErr = s.runtime.Close(ctx)
