@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/market"
 )
 
 // Defaults of a new repo's config.
@@ -43,6 +46,59 @@ type Config struct {
 	Bootstrap []string `toml:"bootstrap"`
 	// API is the control API's host:port; it must be a loopback address.
 	API string `toml:"api"`
+	// Market holds the seller's terms and limits.
+	Market MarketConfig `toml:"market,omitempty"`
+}
+
+// MarketConfig is the [market] section: the terms this node quotes as a
+// seller and its limits. Durations are Go durations ("10m", "90s").
+type MarketConfig struct {
+	// VerificationWindow is how long after delivery a buyer may refund
+	// before the hold is released to this seller. Default "10m".
+	VerificationWindow string `toml:"verification_window,omitempty"`
+	// MaxJobDuration is the longest job deadline accepted. Default "5m".
+	MaxJobDuration string `toml:"max_job_duration,omitempty"`
+	// Concurrency is how many jobs run at once. Default max(4, 2 x cores).
+	Concurrency int `toml:"concurrency,omitempty"`
+	// Queue is how many jobs may wait for a slot before quotes answer 429.
+	// Default 64.
+	Queue int `toml:"queue,omitempty"`
+}
+
+// options turns the section into market options; unset keys keep the
+// market's defaults.
+func (m MarketConfig) options() ([]market.Option, error) {
+	var opts []market.Option
+	for _, d := range []struct {
+		key, val string
+		opt      func(time.Duration) market.Option
+	}{
+		{"market.verification_window", m.VerificationWindow, market.VerificationWindow},
+		{"market.max_job_duration", m.MaxJobDuration, market.MaxJobDuration},
+	} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("config %s = %q: want a positive duration such as \"10m\"", d.key, d.val)
+		}
+		opts = append(opts, d.opt(v))
+	}
+	if m.Concurrency < 0 || m.Queue < 0 {
+		return nil, errors.New("config market.concurrency and market.queue must not be negative")
+	}
+	if m.Concurrency > 0 || m.Queue > 0 {
+		c, q := m.Concurrency, m.Queue
+		if c == 0 {
+			c = max(4, 2*runtime.NumCPU())
+		}
+		if q == 0 {
+			q = market.DefaultQueue
+		}
+		opts = append(opts, market.Concurrency(c, q))
+	}
+	return opts, nil
 }
 
 // DefaultConfig is the config of a new repo on network.
@@ -71,6 +127,9 @@ func (c Config) Validate() error {
 	}
 	if err := checkAPIAddr(c.API); err != nil {
 		return fmt.Errorf("config api: %w", err)
+	}
+	if _, err := c.Market.options(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -133,12 +133,17 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	mcfg, err := cfg.Market.options()
+	if err != nil {
+		return nil, err
+	}
 	mopts := []market.Option{
 		market.Logger(log),
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 	}
-	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, append(mopts, opts.MarketOptions...)...); err != nil {
+	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
+	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {
 		return nil, err
 	}
 	return n, nil

@@ -202,3 +202,25 @@ func readSmall(path string) (string, error) {
 	}
 	return string(buf[:n]), nil
 }
+
+// DaemonRunning reports whether a process holds the repo's lock, which is
+// how a daemon left 'api' files behind after a crash is told apart from a
+// live one.
+func DaemonRunning(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// RemoveStaleAPI removes the api files a crashed daemon left behind.
+func RemoveStaleAPI(dir string) {
+	os.Remove(filepath.Join(dir, apiFile))
+	os.Remove(filepath.Join(dir, tokenFile))
+}

@@ -37,6 +37,11 @@ func daemonClient(c *cli.Context) (*node.Client, error) {
 	if errors.Is(err, node.ErrNoDaemon) {
 		return nil, nil
 	}
+	if err == nil && !node.DaemonRunning(dir) {
+		// A daemon that was killed leaves its api files behind.
+		node.RemoveStaleAPI(dir)
+		return nil, nil
+	}
 	return cl, err
 }
 

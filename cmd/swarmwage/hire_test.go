@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// market is a seller and a buyer daemon on a private loopback network; the
+// buyer holds 10 test credits.
+type testMarket struct {
+	seller, buyer       string
+	sellerCmd, buyerCmd *exec.Cmd
+	sellerAddr          string
+}
+
+// setConfig appends TOML to a repo's config.toml.
+func setConfig(t *testing.T, repo, toml string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(repo, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n" + toml + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+func startMarket(t *testing.T, sellerConfig string) *testMarket {
+	t.Helper()
+	m := &testMarket{seller: initRepo(t), buyer: initRepo(t)}
+	if sellerConfig != "" {
+		setConfig(t, m.seller, sellerConfig)
+	}
+	m.sellerCmd = startDaemon(t, m.seller)
+	m.sellerAddr = nodeIDOf(t, m.seller).Addrs[0]
+	m.buyerCmd = startDaemon(t, m.buyer, "--bootstrap", m.sellerAddr)
+	r := swarmwage(t, "--repo", m.buyer, "wallet", "deposit", "10")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	return m
+}
+
+// sell lists capID on the seller and waits until the buyer finds it.
+func (m *testMarket) sell(t *testing.T, capID, price string, extra ...string) {
+	t.Helper()
+	args := append([]string{"--repo", m.seller, "sell", "add", "--price", price}, extra...)
+	r := swarmwage(t, append(args, capID)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Eventually(t, func() bool {
+		r := swarmwage(t, "--repo", m.buyer, "find", "--json", "--timeout", "5s", capID)
+		return r.Code == 0 && strings.Contains(r.Stdout, `"price"`)
+	}, 30*time.Second, 200*time.Millisecond)
+}
+
+type hireJSON struct {
+	JobID        string          `json:"job_id"`
+	Capability   string          `json:"capability"`
+	Seller       string          `json:"seller"`
+	Price        string          `json:"price"`
+	Output       json.RawMessage `json:"output"`
+	Verification struct {
+		Passed bool `json:"passed"`
+		Checks []struct {
+			Name   string `json:"name"`
+			Passed bool   `json:"passed"`
+		} `json:"checks"`
+	} `json:"verification"`
+	Escrow struct {
+		State string `json:"state"`
+	} `json:"escrow"`
+}
+
+func hire(t *testing.T, repo string, args ...string) (hireJSON, cliResult) {
+	t.Helper()
+	r := swarmwage(t, append([]string{"--repo", repo, "hire", "--json"}, args...)...)
+	var h hireJSON
+	if r.Stdout != "" {
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &h), r.Stdout)
+	}
+	return h, r
+}
+
+type balanceJSON struct {
+	Available string `json:"available"`
+	Held      string `json:"held"`
+	Earned    string `json:"earned"`
+	Paid      string `json:"paid"`
+}
+
+func balance(t *testing.T, repo string) balanceJSON {
+	t.Helper()
+	r := swarmwage(t, "--repo", repo, "wallet", "balance", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var b balanceJSON
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &b))
+	return b
+}
+
+func escrowState(t *testing.T, repo, jobID string) string {
+	t.Helper()
+	r := swarmwage(t, "--repo", repo, "escrow", "show", "--json", jobID)
+	if r.Code != 0 {
+		return ""
+	}
+	var rec struct {
+		State string `json:"state"`
+	}
+	_ = json.Unmarshal([]byte(r.Stdout), &rec)
+	return rec.State
+}
+
+func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "compute.statistics.mean", "0.05")
+
+	h, r := hire(t, m.buyer, "--input-json", `{"data":[1,2,3,4]}`, "--max-price", "0.1", "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"result":2.5}`, string(h.Output))
+	require.True(t, h.Verification.Passed)
+	require.Equal(t, "released", h.Escrow.State)
+	require.Equal(t, "0.05", h.Price)
+	require.Equal(t, nodeIDOf(t, m.seller).PeerID, h.Seller)
+
+	require.Equal(t, balanceJSON{Available: "9.95", Held: "0", Paid: "0.05", Earned: "0"}, balance(t, m.buyer))
+	require.Eventually(t, func() bool { return balance(t, m.seller).Earned == "0.05" }, 10*time.Second, 100*time.Millisecond)
+	require.Equal(t, "0.05", balance(t, m.seller).Available)
+
+	// Without --json the output JSON goes to stdout, nothing else.
+	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{"data":[2,4]}`, "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"result":3}`, r.Stdout)
+}
+
+func TestCLIHireWrongAnswerFailsVerificationAndRefunds(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "compute.statistics.mean", "0.05", "--handler", `exec:sh -c "cat >/dev/null; echo '{\"result\": 42}'"`)
+
+	h, r := hire(t, m.buyer, "--input-json", `{"data":[1,2,3]}`, "compute.statistics.mean")
+	require.Equal(t, 5, r.Code, r.Stderr)
+	require.False(t, h.Verification.Passed)
+	require.Equal(t, "refunded", h.Escrow.State)
+	failed := ""
+	for _, c := range h.Verification.Checks {
+		if !c.Passed {
+			failed = c.Name
+		}
+	}
+	require.Equal(t, "value_matches", failed)
+	require.Contains(t, r.Stderr, "verification failed")
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
+	// The seller delivered, so on its side a refund is a dispute: it keeps
+	// the signed evidence, and earns nothing.
+	require.Eventually(t, func() bool { return escrowState(t, m.seller, h.JobID) == "disputed" }, 10*time.Second, 100*time.Millisecond)
+	require.Equal(t, "0", balance(t, m.seller).Earned)
+}
+
+func TestCLIMaxPriceUnderEveryListingExitsThreeWithNoHold(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "compute.statistics.median", "0.05")
+
+	_, r := hire(t, m.buyer, "--input-json", `{"data":[1,2,3]}`, "--max-price", "0.04", "compute.statistics.median")
+	require.Equal(t, 3, r.Code, r.Stderr)
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
+	r = swarmwage(t, "--repo", m.buyer, "escrow", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NotContains(t, r.Stdout, "job_id", "no hold may be left behind")
+}
+
+// TestCLISellerKilledMidJobBuyerRefundsAtDeadline: the seller dies (SIGKILL)
+// while its handler runs; the buyer gets its hold back when the job's
+// deadline passes.
+func TestCLISellerKilledMidJobBuyerRefundsAtDeadline(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "compute.statistics.mean", "0.05", "--handler", `exec:sh -c "cat >/dev/null; sleep 20"`)
+
+	done := make(chan cliResult, 1)
+	go func() {
+		r := swarmwage(t, "--repo", m.buyer, "hire", "--json", "--timeout", "6s", "--input-json", `{"data":[1]}`, "compute.statistics.mean")
+		done <- r
+	}()
+	// Kill the seller once it has accepted the job (its hold is locked).
+	require.Eventually(t, func() bool {
+		r := swarmwage(t, "--repo", m.buyer, "escrow", "list", "--json")
+		return strings.Contains(r.Stdout, `"locked"`)
+	}, 20*time.Second, 50*time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // let the seller's handler start
+	require.NoError(t, m.sellerCmd.Process.Kill())
+
+	var r cliResult
+	select {
+	case r = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("hire did not end after the deadline")
+	}
+	require.Equal(t, 4, r.Code, "stdout=%s stderr=%s", r.Stdout, r.Stderr)
+	var h hireJSON
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &h))
+	require.Equal(t, "refunded", h.Escrow.State)
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
+}
+
+// TestCLIBuyerKilledAfterDeliveryHoldAutoReleases: a custom capability has
+// no standard verifier, so its hold stays delivered for the verification
+// window; the buyer daemon is killed and restarted meanwhile, and the hold
+// is released at the end of the window on both sides.
+func TestCLIBuyerKilledAfterDeliveryHoldAutoReleases(t *testing.T) {
+	m := startMarket(t, "[market]\nverification_window = \"4s\"")
+	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
+
+	h, r := hire(t, m.buyer, "--input-json", `{"hello":"world"}`, "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"hello":"world"}`, string(h.Output))
+	require.Equal(t, "delivered", h.Escrow.State)
+	require.Equal(t, "0.25", balance(t, m.buyer).Held)
+
+	require.NoError(t, m.buyerCmd.Process.Kill())
+	_ = m.buyerCmd.Wait()
+	require.Equal(t, "delivered", escrowState(t, m.buyer, h.JobID), "killed before the window ended")
+	startDaemon(t, m.buyer, "--bootstrap", m.sellerAddr)
+
+	require.Eventually(t, func() bool { return escrowState(t, m.buyer, h.JobID) == "released" }, 20*time.Second, 100*time.Millisecond)
+	require.Equal(t, balanceJSON{Available: "9.75", Held: "0", Paid: "0.25", Earned: "0"}, balance(t, m.buyer))
+	require.Eventually(t, func() bool { return balance(t, m.seller).Earned == "0.25" }, 20*time.Second, 100*time.Millisecond)
+}
