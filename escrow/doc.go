@@ -24,8 +24,10 @@
 //
 // Ledger invariant, on every node at all times: Available + Held + Paid ==
 // Deposited + Earned (CheckInvariant checks it against the records too).
-// Every change is one Badger transaction; changes through one Escrow are
-// serialized.
+// Every change is atomic and durable when its method returns: concurrent
+// changes are applied one after the other and committed together in one
+// Badger transaction (group commit: one fsync for the batch), so they never
+// conflict on the account, and a change that fails leaves nothing behind.
 //
 // Wire messages (Lock, Delivery, Settle) are JSON with snake_case fields,
 // amounts as decimal strings of credits and a base64 signature by the node's

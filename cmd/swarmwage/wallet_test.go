@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,36 +10,15 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
-	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/node"
 )
 
-// runWallet runs the CLI in-process with the wallet and escrow commands
-// added to the tree (they are registered in root.go by the lead), and
-// returns what it printed and its exit code, as run does.
+// runWallet runs the built binary.
 func runWallet(t *testing.T, args ...string) cliResult {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	app := newApp(&out, &errOut)
-	extra := []*cli.Command{walletCommand(), escrowCommand()}
-	completeTree(extra)
-	app.Commands = append(app.Commands, extra...)
-	argv := append([]string{"swarmwage"}, args...)
-	err := app.Run(reorderArgs(app, argv))
-	code := exitOK
-	if err != nil {
-		code = exitFailure
-		var ce *cmdError
-		if errors.As(err, &ce) {
-			code = ce.code
-		} else if isUsageError(err) {
-			code = exitUsage
-		}
-		fmt.Fprintf(&errOut, "Error: %v\n", err)
-	}
-	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return swarmwage(t, args...)
 }
 
 func initRepoOn(t *testing.T, network string) string {
@@ -87,7 +63,8 @@ func TestWalletDepositRejects(t *testing.T) {
 		msg  string
 	}{
 		{"no amount", []string{"wallet", "deposit"}, exitUsage, "exactly one amount"},
-		{"negative", []string{"wallet", "deposit", "-1"}, exitUsage, "parse amount"},
+		{"negative", []string{"wallet", "deposit", "-1"}, exitUsage, "-1"},
+		{"negative after --", []string{"wallet", "deposit", "--", "-1"}, exitUsage, "parse amount"},
 		{"zero", []string{"wallet", "deposit", "0"}, exitUsage, "more than 0"},
 		{"too many decimals", []string{"wallet", "deposit", "0.0000001"}, exitUsage, "decimals"},
 		{"exponent", []string{"wallet", "deposit", "1e3"}, exitUsage, "parse amount"},
@@ -203,4 +180,23 @@ func lockSomething(t *testing.T, dir string) peer.ID {
 	_, err = esc.Refund(ctx, "job-2", "seller unreachable", nil)
 	require.NoError(t, err)
 	return seller
+}
+
+// With a daemon running, the commands go through its control API.
+func TestWalletThroughDaemon(t *testing.T) {
+	repo := initRepoOn(t, "clitest")
+	startDaemon(t, repo)
+	r := runWallet(t, "--repo", repo, "wallet", "deposit", "2.5", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = runWallet(t, "--repo", repo, "wallet", "balance", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var b map[string]string
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &b))
+	require.Equal(t, "2.5", b["available"])
+	require.Equal(t, "2.5", b["deposited"])
+	r = runWallet(t, "--repo", repo, "escrow", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"escrows":[]}`, r.Stdout)
+	r = runWallet(t, "--repo", repo, "escrow", "show", "nope")
+	require.Equal(t, exitFailure, r.Code, r.Stderr)
 }
