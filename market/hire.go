@@ -32,6 +32,8 @@ const (
 	pollInterval = 500 * time.Millisecond
 	// candidatesPerHire bounds how many sellers one hire asks for quotes.
 	candidatesPerHire = 20
+	// verifyTimeout bounds verifying and settling a delivered output.
+	verifyTimeout = 60 * time.Second
 )
 
 // Outcomes of a hire that are not plain errors; the CLI maps each to its
@@ -381,6 +383,11 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 // verifyAndSettle checks the delivery and the output, then releases or
 // refunds.
 func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, req HireRequest, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+	// The output is here: from now on the hire's own deadline must not cut
+	// verification or settlement short, or a good job would wait for the
+	// window's auto-release.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
+	defer cancel()
 	sum := sha256.Sum256(out)
 	if d.OutputHash != hex.EncodeToString(sum[:]) || d.JobID != res.JobID {
 		return m.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)

@@ -55,6 +55,9 @@ type Options struct {
 	DHTOptions []dht.Option
 	// MarketOptions are extra options for the market.
 	MarketOptions []market.Option
+	// EscrowOptions are extra options for the escrow (tests shorten its
+	// timers with them).
+	EscrowOptions []escrow.Option
 }
 
 // Node is a running swarmwage node.
@@ -121,11 +124,12 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	}
 	// The escrow's settle hook runs after the market exists: it only kicks
 	// the market's outbox.
-	if n.Escrow, err = escrow.New(n.DB, repo.Key, escrow.WithLogger(log), escrow.WithOnSettle(func(escrow.Record) {
+	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(escrow.Record) {
 		if n.Market != nil {
 			n.Market.SettleOutbox()
 		}
-	})); err != nil {
+	})}, opts.EscrowOptions...)
+	if n.Escrow, err = escrow.New(n.DB, repo.Key, eopts...); err != nil {
 		return nil, err
 	}
 	n.sandbox = &lazySandbox{opts: []sandbox.Option{sandbox.WithCacheDir(filepath.Join(repo.CacheDir(), "wazero"))}}
