@@ -84,6 +84,12 @@ const maxInputBytes = 32 << 20
 var (
 	// ErrUnknownCapability is returned for a capability this package does not serve.
 	ErrUnknownCapability = errors.New("builtin: unknown capability")
+
+	// errBlockedDestination marks a URL whose destination the SSRF guard
+	// refuses; the extractor turns it into an *InputError.
+	errBlockedDestination = errors.New("destination is not allowed")
+	// errNotArithmetic marks an expression outside the arithmetic whitelist.
+	errNotArithmetic = errors.New("expression is not plain arithmetic")
 )
 
 // Handler runs one capability: it takes the job input and returns the job

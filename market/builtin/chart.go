@@ -123,9 +123,9 @@ func checkChartInput(in chartInput) (chartSpec, []string) {
 	if s.width > 0 && s.height > 0 && s.width*s.height > chartMaxPixels {
 		reasons = append(reasons, fmt.Sprintf("width x height is %d pixels, the limit is %d", s.width*s.height, chartMaxPixels))
 	}
-	for name, text := range map[string]string{"title": in.Title, "x_label": in.XLabel, "y_label": in.YLabel} {
-		if n := utf8.RuneCountInString(text); n > chartMaxTextRunes || !utf8.ValidString(text) {
-			reasons = append(reasons, fmt.Sprintf("%s must be valid UTF-8 of at most %d characters", name, chartMaxTextRunes))
+	for _, f := range [][2]string{{"title", in.Title}, {"x_label", in.XLabel}, {"y_label", in.YLabel}} {
+		if n := utf8.RuneCountInString(f[1]); n > chartMaxTextRunes || !utf8.ValidString(f[1]) {
+			reasons = append(reasons, fmt.Sprintf("%s must be valid UTF-8 of at most %d characters", f[0], chartMaxTextRunes))
 		}
 	}
 	switch {

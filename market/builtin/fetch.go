@@ -34,11 +34,6 @@ const (
 	fetchUserAgent      = "swarmwage-builtin/0.1 (+data.extract.from-url)"
 )
 
-var (
-	// errBlockedDestination marks a URL whose destination the SSRF guard refuses.
-	errBlockedDestination = errors.New("destination is not allowed")
-)
-
 func newSafeClient(cfg *config) *http.Client {
 	guard := ssrf.New()
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}

@@ -3,7 +3,6 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -207,8 +206,6 @@ func (m calleeMarker) Visit(node *ast.Node) {
 		m.callees[c.Callee] = true
 	}
 }
-
-var errNotArithmetic = errors.New("expression is not plain arithmetic")
 
 func evalArithmetic(expression string, vars map[string]float64) (float64, error) {
 	funcs := mathFuncs()
