@@ -1,0 +1,244 @@
+package market
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market/builtin"
+)
+
+// setupHire is a seller of compute.statistics.mean (built-in) and a buyer
+// with credits, on a private loopback network.
+func setupHire(t *testing.T) (seller, buyer *testPeer) {
+	t.Helper()
+	reg, err := builtin.New()
+	require.NoError(t, err)
+	boot := setupPeer(t, nil)
+	seller = setupPeer(t, boot, Builtin(reg))
+	buyer = setupPeer(t, boot)
+	addListing(t, seller, "compute.statistics.mean", 50_000)
+	addListing(t, seller, "compute.statistics.median", 50_000)
+	waitProvided(t, boot, seller, buyer)
+	require.NoError(t, buyer.market.escrow.Deposit(context.Background(), 10_000_000, "test"))
+	return seller, buyer
+}
+
+func hireMean(t *testing.T, buyer *testPeer, capID string) HireResult {
+	t.Helper()
+	res, err := buyer.market.Hire(context.Background(), HireRequest{Capability: capID, Input: json.RawMessage(`{"data":[1,2,3]}`), Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateReleased, res.State)
+	return res
+}
+
+// postSettle posts a settle body to the seller's endpoint from buyer.
+func postSettle(t *testing.T, from, to *testPeer, jobID string, body []byte) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	code, _, err := from.market.client.do(ctx, peer.AddrInfo{ID: to.host.ID(), Addrs: to.host.Addrs()}, http.MethodPost, "/jobs/"+jobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
+	if err == nil {
+		return code
+	}
+	se, ok := err.(*StatusError)
+	require.True(t, ok, "unexpected error: %v", err)
+	return se.Code
+}
+
+// TestForgedAndReplayedSettlesAreRejected: settle messages that are forged
+// (signed by someone other than the job's buyer, or altered after signing)
+// or replayed (onto another job, or a refund after a release) change
+// nothing at the seller.
+func TestForgedAndReplayedSettlesAreRejected(t *testing.T) {
+	seller, buyer := setupHire(t)
+	ctx := context.Background()
+	jobA := hireMean(t, buyer, "compute.statistics.mean")
+	jobB := hireMean(t, buyer, "compute.statistics.median")
+	require.Eventually(t, func() bool {
+		b, _ := seller.market.escrow.Balance(ctx)
+		return b.Earned == 100_000
+	}, 10*time.Second, 20*time.Millisecond)
+
+	recA, err := buyer.market.escrow.GetRole(ctx, jobA.JobID, escrow.RoleBuyer)
+	require.NoError(t, err)
+	release := recA.Settle
+	require.NotNil(t, release)
+	releaseJSON, err := json.Marshal(release)
+	require.NoError(t, err)
+
+	mallory, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	require.NoError(t, err)
+	malloryID, _ := peer.IDFromPrivateKey(mallory)
+
+	altered := map[string]any{}
+	require.NoError(t, json.Unmarshal(releaseJSON, &altered))
+	altered["decision"] = "refund"
+	alteredJSON, _ := json.Marshal(altered)
+
+	otherBuyer := map[string]any{}
+	require.NoError(t, json.Unmarshal(releaseJSON, &otherBuyer))
+	otherBuyer["buyer"] = malloryID.String()
+	otherBuyerJSON, _ := json.Marshal(otherBuyer)
+
+	sigOnB := map[string]any{}
+	require.NoError(t, json.Unmarshal(releaseJSON, &sigOnB))
+	sigOnB["job_id"] = jobB.JobID
+	sigOnBJSON, _ := json.Marshal(sigOnB)
+
+	testCases := []struct {
+		name  string
+		job   string
+		body  []byte
+		codes []int
+	}{
+		{"refund altered from a signed release", jobA.JobID, alteredJSON, []int{http.StatusForbidden}},
+		{"claims another buyer", jobA.JobID, otherBuyerJSON, []int{http.StatusForbidden}},
+		{"job A's settle posted to job B", jobB.JobID, releaseJSON, []int{http.StatusBadRequest}},
+		{"job A's signature with job B's ID", jobB.JobID, sigOnBJSON, []int{http.StatusForbidden}},
+		{"unknown job", "nosuchjobnosuchjobnosuchjo", []byte(`{}`), []int{http.StatusBadRequest, http.StatusNotFound}},
+		{"not JSON", jobA.JobID, []byte(`not json`), []int{http.StatusBadRequest}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Contains(t, tc.codes, postSettle(t, buyer, seller, tc.job, tc.body))
+		})
+	}
+
+	// A replay of the genuine release is idempotent: accepted, no double credit.
+	require.Equal(t, http.StatusOK, postSettle(t, buyer, seller, jobA.JobID, releaseJSON))
+	b, err := seller.market.escrow.Balance(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(100_000), b.Earned, "a replayed release must not pay twice")
+	for _, id := range []string{jobA.JobID, jobB.JobID} {
+		rec, err := seller.market.escrow.GetRole(ctx, id, escrow.RoleSeller)
+		require.NoError(t, err)
+		require.Equal(t, escrow.StateReleased, rec.State)
+	}
+	require.NoError(t, seller.market.escrow.CheckInvariant(ctx))
+
+	// A refund signed by the real buyer after the release is refused too.
+	st, err := buyer.market.escrow.Refund(ctx, jobA.JobID, "changed my mind", nil)
+	require.Error(t, err, "the buyer's own escrow refuses to refund a released job")
+	require.Nil(t, st)
+}
+
+// TestQuoteIsBoundToBuyerAndExpires: a quote only verifies for its buyer and
+// capability, unaltered, before it expires.
+func TestQuoteIsBoundToBuyerAndExpires(t *testing.T) {
+	seller, buyer := setupHire(t)
+	ctx := context.Background()
+	body, _ := json.Marshal(QuoteRequest{Capability: "compute.statistics.mean"})
+	var q SignedQuote
+	_, _, err := buyer.market.client.do(ctx, peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q)
+	require.NoError(t, err)
+	now := time.Now()
+	require.NoError(t, q.Verify(seller.host.ID(), buyer.host.ID(), "compute.statistics.mean", now))
+	require.ErrorIs(t, q.Verify(seller.host.ID(), seller.host.ID(), "compute.statistics.mean", now), ErrBadQuote, "bound to its buyer")
+	require.ErrorIs(t, q.Verify(seller.host.ID(), buyer.host.ID(), "compute.statistics.median", now), ErrBadQuote, "bound to its capability")
+	require.ErrorIs(t, q.Verify(seller.host.ID(), buyer.host.ID(), "compute.statistics.mean", now.Add(2*DefaultQuoteTTL)), ErrBadQuote, "expires")
+	tampered := q
+	tampered.Quote.Price = 1
+	require.ErrorIs(t, tampered.Verify(seller.host.ID(), buyer.host.ID(), "compute.statistics.mean", now), ErrBadQuote, "signed")
+}
+
+func FuzzDecodeJobRequestNoPanic(f *testing.F) {
+	f.Add([]byte(`{"quote":{"quote":{"v":1,"quote_id":"x","price":"0.05"},"signature":"AA=="},"lock":{"type":"lock"},"input":{"data":[1]}}`))
+	f.Add([]byte(`{"input":null,"lock":null}`))
+	f.Add([]byte(`{"quote":{"quote":{"price":"1e400"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, lock, err := DecodeJobRequest(data)
+		if err != nil {
+			return
+		}
+		require.NotNil(t, lock)
+		_ = req.Quote.Verify(req.Quote.Quote.Seller, req.Quote.Quote.Buyer, "", time.Now())
+	})
+}
+
+func FuzzDecodeQuoteRequestNoPanic(f *testing.F) {
+	f.Add([]byte(`{"capability":"compute.statistics.mean"}`))
+	f.Add([]byte(`{"capability":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = decodeQuoteRequest(data)
+	})
+}
+
+func FuzzDecodeSettleNoPanic(f *testing.F) {
+	f.Add([]byte(`{"type":"settle","job_id":"a","decision":"release","amount":"0.05","buyer":"x","at":"2026-01-01T00:00:00Z","signature":"AA=="}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = escrow.DecodeSettle(data)
+	})
+}
+
+// TestJobRequestsThatDoNotMatchTheQuoteAreRefused: a lock that does not
+// match its quote (amount, quote, capability) is refused before anything
+// runs, and the seller records nothing.
+func TestJobRequestsThatDoNotMatchTheQuoteAreRefused(t *testing.T) {
+	seller, buyer := setupHire(t)
+	ctx := context.Background()
+	sellerInfo := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
+	getQuote := func() SignedQuote {
+		body, _ := json.Marshal(QuoteRequest{Capability: "compute.statistics.mean"})
+		var q SignedQuote
+		_, _, err := buyer.market.client.do(ctx, sellerInfo, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q)
+		require.NoError(t, err)
+		return q
+	}
+	testCases := []struct {
+		name   string
+		params func(q SignedQuote) escrow.LockParams
+		input  string
+		code   int
+	}{
+		{"amount below the quote", func(q SignedQuote) escrow.LockParams {
+			p := lockParams(seller, q)
+			p.Amount--
+			return p
+		}, `{"data":[1]}`, http.StatusBadRequest},
+		{"another quote", func(q SignedQuote) escrow.LockParams {
+			p := lockParams(seller, q)
+			p.QuoteID = "someotherquote"
+			return p
+		}, `{"data":[1]}`, http.StatusBadRequest},
+		{"another capability", func(q SignedQuote) escrow.LockParams {
+			p := lockParams(seller, q)
+			p.Capability = "compute.statistics.median"
+			return p
+		}, `{"data":[1]}`, http.StatusBadRequest},
+		{"input that breaks the schema", func(q SignedQuote) escrow.LockParams { return lockParams(seller, q) }, `{"data":"1,2"}`, http.StatusBadRequest},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			q := getQuote()
+			lock, err := buyer.market.escrow.Lock(ctx, tc.params(q))
+			require.NoError(t, err)
+			lockJSON, _ := json.Marshal(lock)
+			body, _ := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: json.RawMessage(tc.input)})
+			_, err = buyer.market.client.stream(ctx, sellerInfo, "/jobs", body)
+			var se *StatusError
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, tc.code, se.Code, se.Error())
+			_, err = seller.market.escrow.GetRole(ctx, lock.JobID, escrow.RoleSeller)
+			require.ErrorIs(t, err, escrow.ErrNotFound, "the seller must record nothing")
+			_, err = buyer.market.escrow.Refund(ctx, lock.JobID, "refused", nil)
+			require.NoError(t, err)
+		})
+	}
+}
+
+func lockParams(seller *testPeer, q SignedQuote) escrow.LockParams {
+	return escrow.LockParams{
+		QuoteID: q.Quote.QuoteID, Capability: q.Quote.Capability, Seller: seller.host.ID(),
+		Amount: int64(q.Quote.Price), Deadline: time.Now().Add(10 * time.Second), Window: q.Quote.Window(),
+	}
+}
