@@ -1,0 +1,54 @@
+// Package mcp is swarmwage's Model Context Protocol server: it lets an AI
+// agent that speaks MCP discover, hire and verify on the market through a
+// local swarmwage node, with no glue code (issue 9; the flow of a hire is
+// "A hire, end to end" in ../shared/DESIGN.md, capabilities and checks are
+// ../shared/spec/capability-taxonomy-v0.1.md).
+//
+// 'swarmwage mcp' runs it over stdio with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk). It holds no market state of its
+// own: every tool that needs the network talks to the daemon serving the
+// repo, through the control API (node.Client), dialled at each call, so the
+// daemon may start after the MCP server does. swarmwage_capabilities and
+// swarmwage_verify are local and work without a daemon.
+//
+// # Tools
+//
+// swarmwage_capabilities (taxonomy with schemas, free), swarmwage_find
+// (sellers, price, rating, round-trip time, free), swarmwage_hire (costs
+// credits: escrow, local verification, release or refund; MCP progress
+// notifications while it runs when the request carries a progress token),
+// swarmwage_verify (check an output locally, free), swarmwage_jobs and
+// swarmwage_job (history), swarmwage_wallet (balance and caps),
+// swarmwage_rate (rate a hired job). Each has an input JSON Schema and a
+// structured output. Failures are tool results with isError set and a first
+// text that says what to do next (start the daemon, raise max_price, which
+// cap refused and how to raise it, ...), never protocol errors.
+//
+// # Spending guard
+//
+// Limits come from <repo>/mcp.toml and from the flags of 'swarmwage mcp'
+// (a flag that is given wins over the file). The file is optional; every
+// key is optional; amounts are credits, as a string or a number; 0 or
+// absent means no cap:
+//
+//	max_per_hire      = "0.10"  # the most one hire may cost
+//	max_per_session   = "1"     # the most one run of 'swarmwage mcp' may spend
+//	max_per_day       = "5"     # the most the node may spend per local calendar day
+//	allow_risk_tier_3 = false   # let agents hire risk tier 3 capabilities
+//
+// A hire whose max_price passes a cap is refused before anything is sent,
+// with a message naming the cap. A hire without max_price is sent with the
+// tightest cap left as its maximum price, so the daemon never pays more.
+// The per-session figure is what this process's finished hires cost plus
+// the maximum price of hires in flight. The per-day figure is counted from
+// the daemon's escrow records, not from a ledger of ours: the buyer
+// records created since local midnight whose escrow was not refunded (so
+// it survives restarts of 'swarmwage mcp', and it also counts hires made
+// with the CLI: it caps the node's spend, not only the agent's). Hires in
+// flight are added to it. Two MCP servers on one repo each see the
+// other's finished hires, but not its hires in flight.
+//
+// Risk tier 3 capabilities (skills that need dangerous permissions) are
+// refused unless allow_risk_tier_3 is set: the server asks the daemon to
+// hire without the confirmation such a capability needs.
+package mcp
