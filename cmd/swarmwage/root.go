@@ -100,6 +100,7 @@ func commands() []*cli.Command {
 		rateCommand(),
 		walletCommand(),
 		escrowCommand(),
+		mcpCommand(),
 		demoCommand(),
 	}
 }
