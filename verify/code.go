@@ -166,13 +166,20 @@ func excerpt(s string) string {
 }
 
 // walk visits n and its descendants in pre-order; visit returns whether to
-// descend into the node's children.
+// descend into the node's children. It iterates with a tree cursor, so
+// deeply nested hostile code cannot exhaust the goroutine stack.
 func walk(n *sitter.Node, visit func(*sitter.Node) bool) {
-	if !visit(n) {
-		return
-	}
-	for i := 0; i < int(n.ChildCount()); i++ {
-		walk(n.Child(i), visit)
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	for {
+		if visit(c.CurrentNode()) && c.GoToFirstChild() {
+			continue
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return
+			}
+		}
 	}
 }
 

@@ -127,3 +127,16 @@ func TestParseCodeLimits(t *testing.T) {
 	_, err = verify.ParseCode(context.Background(), "cobol", "x")
 	require.ErrorContains(t, err, "no parser")
 }
+
+// Deeply nested code must not exhaust the stack of the tree walk.
+func TestParseCodeDeepNesting(t *testing.T) {
+	for _, lang := range []string{"python", "javascript", "go"} {
+		src := "x = " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + "\n"
+		if lang == "go" {
+			src = "var x = " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + "\n"
+		}
+		_, _ = verify.ParseCode(context.Background(), lang, src)
+		_, err := verify.ParseCode(context.Background(), lang, src[:len(src)-3])
+		require.Error(t, err, lang)
+	}
+}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"sync"
 	"unicode"
 
 	"github.com/abadojack/whatlanggo"
@@ -75,7 +76,7 @@ func DetectLanguage(text string) string {
 	case best == c.arabic:
 		return "ar"
 	case best == c.latin:
-		return whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: latinWhitelist}).Lang.Iso6391()
+		return whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: latinWhitelist()}).Lang.Iso6391()
 	default:
 		return whatlanggo.Detect(text).Lang.Iso6391()
 	}
@@ -83,7 +84,7 @@ func DetectLanguage(text string) string {
 
 // latinWhitelist restricts whatlanggo to Latin-script languages, so a few
 // foreign names in a Latin text cannot flip it to another script's model.
-var latinWhitelist = func() map[whatlanggo.Lang]bool {
+var latinWhitelist = sync.OnceValue(func() map[whatlanggo.Lang]bool {
 	m := map[whatlanggo.Lang]bool{}
 	for _, code := range []string{
 		"eng", "ita", "spa", "deu", "fra", "por", "nld", "cat", "ron", "pol", "ces", "slk", "hun", "swe",
@@ -94,4 +95,4 @@ var latinWhitelist = func() map[whatlanggo.Lang]bool {
 		}
 	}
 	return m
-}()
+})
