@@ -142,3 +142,11 @@ func clip(in []peer.AddrInfo, n int) []peer.AddrInfo {
 	}
 	return append([]peer.AddrInfo(nil), in...)
 }
+
+// Forget drops capID from the prefetch cache, so the next search asks the
+// DHT again (benchmarks measure cold searches with it).
+func (r *Routing) Forget(capID string) {
+	r.mu.Lock()
+	delete(r.cache, capID)
+	r.mu.Unlock()
+}

@@ -99,3 +99,39 @@ func (m *Market) checkSeller(ctx context.Context, c peer.AddrInfo, capID string)
 	m.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
 	return nil, 0
 }
+
+// listingCacheTTL is how long a hire reuses a search's verified listings.
+// A seller that changed its price meanwhile quotes its new price, and the
+// quote, not the listing, is what the buyer locks.
+const listingCacheTTL = 30 * time.Second
+
+type cachedFind struct {
+	res FindResult
+	at  time.Time
+}
+
+// findCached is Find for hires: a search of the last listingCacheTTL is
+// reused, so a run of hires does not fetch every listing every time.
+func (m *Market) findCached(ctx context.Context, capID string) (FindResult, error) {
+	m.findMu.Lock()
+	c, ok := m.findCache[capID]
+	m.findMu.Unlock()
+	if ok && m.cfg.now().Sub(c.at) < listingCacheTTL && len(c.res.Sellers) > 0 {
+		return c.res, nil
+	}
+	res, err := m.Find(ctx, capID, candidatesPerHire)
+	if err != nil {
+		return res, err
+	}
+	m.findMu.Lock()
+	m.findCache[capID] = cachedFind{res: res, at: m.cfg.now()}
+	m.findMu.Unlock()
+	return res, nil
+}
+
+// forgetSeller drops a seller from the hire cache after it failed a quote.
+func (m *Market) forgetSeller(capID string) {
+	m.findMu.Lock()
+	delete(m.findCache, capID)
+	m.findMu.Unlock()
+}

@@ -111,6 +111,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		if err != nil {
 			// Before the lock a failing seller costs nothing: try the next.
 			m.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)
+			m.forgetSeller(req.Capability)
 			lastErr = err
 			continue
 		}
@@ -162,7 +163,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest) ([]Seller, err
 		}
 		sellers = []Seller{s}
 	} else {
-		res, err := m.Find(ctx, req.Capability, candidatesPerHire)
+		res, err := m.findCached(ctx, req.Capability)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrNoSeller, err)
 		}
@@ -438,7 +439,7 @@ func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, 
 		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
 	}
 	res.State = escrow.StateReleased
-	m.sendSettle(ctx, s.Peer, st)
+	m.sendSettleAsync(s.Peer, st)
 	return res, nil
 }
 
@@ -456,8 +457,19 @@ func (m *Market) refund(res HireResult, reason string, failed []string, outcome 
 		}
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
 	})
-	m.sendSettle(ctx, peer.AddrInfo{ID: res.Seller, Addrs: m.host.Peerstore().Addrs(res.Seller)}, st)
+	m.sendSettleAsync(peer.AddrInfo{ID: res.Seller, Addrs: m.host.Peerstore().Addrs(res.Seller)}, st)
 	return res, outcome
+}
+
+// sendSettleAsync sends a settle in the background: the buyer's decision is
+// already durable in its escrow, and the outbox retries what fails, so the
+// hire need not wait for the seller's acknowledgement.
+func (m *Market) sendSettleAsync(seller peer.AddrInfo, st *escrow.Settle) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.sendSettle(m.ctx, seller, st)
+	}()
 }
 
 // sendSettle sends the buyer's decision to the seller a few times; if it
@@ -468,7 +480,7 @@ func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escro
 		return
 	}
 	for attempt := range settleAttempts {
-		sctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		_, _, err = m.client.do(sctx, seller, http.MethodPost, "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
 		cancel()
 		if settleDelivered(err) {
@@ -476,7 +488,11 @@ func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escro
 			return
 		}
 		if attempt+1 < settleAttempts {
-			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+			}
 		}
 	}
 	m.log.Debug("settle not delivered yet; the outbox retries", "job", st.JobID, "err", err)

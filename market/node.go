@@ -38,6 +38,9 @@ type Market struct {
 
 	outboxKick chan struct{}
 
+	findMu    sync.Mutex
+	findCache map[string]cachedFind
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -81,6 +84,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		ctx:        ctx,
 		cancel:     cancel,
 		outboxKick: make(chan struct{}, 1),
+		findCache:  make(map[string]cachedFind),
 	}
 	m.server = newServer(store, h.ID(), cfg)
 	newSeller(m).register(m.server.mux)

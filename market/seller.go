@@ -405,10 +405,12 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 		return
 	}
 	dj, _ := json.Marshal(d)
+	// The buyer first: the signed delivery is durable in the escrow, and
+	// the stored output only serves a buyer whose stream broke.
+	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
 	_ = s.m.jobs.update(RoleSeller, jobID, func(r *JobRecord) {
 		r.Status, r.Output, r.DurationMS, r.UpdatedAt = StatusDelivered, out, took.Milliseconds(), time.Now().UTC()
 	})
-	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
 }
 
 func truncateText(s string, n int) string {

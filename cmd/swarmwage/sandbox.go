@@ -152,6 +152,8 @@ func benchCommand() *cli.Command {
 		Usage: "measure this node's speed",
 		Subcommands: []*cli.Command{
 			benchSandboxCommand(),
+			benchHireCommand(),
+			benchFindCommand(),
 		},
 	}
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/node"
+)
+
+func benchHireCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "hire",
+		Usage:       "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
+		ArgsUsage:   " ",
+		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed}.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "n", Value: 1000, Usage: "number of hires"},
+			&cli.IntFlag{Name: "concurrency", Value: 32, Usage: "hires in flight at once"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			n, conc := c.Int("n"), c.Int("concurrency")
+			if n < 1 || conc < 1 || conc > 1024 {
+				return usageErrf("--n must be at least 1 and --concurrency 1 to 1024")
+			}
+			res, err := node.BenchHire(c.Context, n, conc)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, res)
+			}
+			fmt.Fprintf(c.App.Writer, "hires: %d at concurrency %d (%d failed)\nlatency: p50 %.2f ms, p95 %.2f ms\nthroughput: %.0f hires/s\n",
+				res.N, res.Concurrency, res.Failed, res.P50MS, res.P95MS, res.HiresPerSec)
+			return nil
+		},
+	}
+}
+
+// benchFindResult adds the idle daemon's memory to the search figures.
+type benchFindResult struct {
+	node.BenchFindResult
+	IdleDaemonRSSMB *float64 `json:"idle_daemon_rss_mb"`
+}
+
+func benchFindCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "find",
+		Usage:       "measure find: cold (DHT) and warm (prefetch cache) latency on a loopback network, and an idle daemon's memory",
+		ArgsUsage:   " ",
+		Description: "--json prints {nodes, cold: {p50_ms, p95_ms, n}, warm: {...}, idle_daemon_rss_mb}.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "nodes", Value: 30, Usage: "nodes in the network"},
+			&cli.IntFlag{Name: "caps", Value: 10, Usage: "capabilities sold (each node sells one)"},
+			&cli.IntFlag{Name: "rounds", Value: 5, Usage: "searches per capability"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			nodes, caps, rounds := c.Int("nodes"), c.Int("caps"), c.Int("rounds")
+			if nodes < 2 || nodes > 200 || caps < 1 || rounds < 1 {
+				return usageErrf("--nodes 2 to 200, --caps and --rounds at least 1")
+			}
+			res, err := node.BenchFind(c.Context, nodes, caps, rounds)
+			if err != nil {
+				return err
+			}
+			out := benchFindResult{BenchFindResult: res}
+			if rss, err := idleDaemonRSS(c.Context); err == nil {
+				out.IdleDaemonRSSMB = &rss
+			} else {
+				fmt.Fprintf(c.App.ErrWriter, "idle daemon RSS not measured: %v\n", err)
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, out)
+			}
+			fmt.Fprintf(c.App.Writer, "network: %d nodes on loopback\ncold find: p50 %.2f ms, p95 %.2f ms (%d searches)\nwarm find: p50 %.2f ms, p95 %.2f ms (%d searches)\n",
+				res.Nodes, res.Cold.P50MS, res.Cold.P95MS, res.Cold.N, res.Warm.P50MS, res.Warm.P95MS, res.Warm.N)
+			if out.IdleDaemonRSSMB != nil {
+				fmt.Fprintf(c.App.Writer, "idle daemon RSS: %.1f MB\n", *out.IdleDaemonRSSMB)
+			}
+			return nil
+		},
+	}
+}
+
+// idleDaemonRSS starts this binary as a daemon on a fresh private repo,
+// lets it idle, and reads its resident memory.
+func idleDaemonRSS(ctx context.Context) (float64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	dir, err := os.MkdirTemp("", "swarmwage-rss")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	repo := filepath.Join(dir, "repo")
+	init := exec.CommandContext(ctx, exe, "--repo", repo, "init", "--network", "benchrss", "--listen", "/ip4/127.0.0.1/tcp/0", "--api", "127.0.0.1:0")
+	if out, err := init.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("init: %v: %s", err, out)
+	}
+	d := exec.CommandContext(ctx, exe, "--repo", repo, "daemon")
+	stdout, err := d.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := d.Start(); err != nil {
+		return 0, err
+	}
+	defer func() {
+		_ = d.Process.Signal(os.Interrupt)
+		_ = d.Wait()
+	}()
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "Daemon is ready") {
+				ready <- true
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		return 0, fmt.Errorf("daemon not ready")
+	}
+	time.Sleep(5 * time.Second) // idle
+	return vmRSS(d.Process.Pid)
+}
+
+// vmRSS reads a process's resident set size in MB from /proc.
+func vmRSS(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
