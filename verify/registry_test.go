@@ -136,3 +136,16 @@ func TestVerifyWithSchema(t *testing.T) {
 	_, err = verify.Verify(context.Background(), "custom.acme.ocr", []byte(`{}`), []byte(`{}`))
 	require.ErrorIs(t, err, verify.ErrNoStandardSchema)
 }
+
+func TestValidateWithSchema(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","required":["page"],"properties":{"page":{"type":"integer"}}}`)
+	require.NoError(t, verify.ValidateWithSchema("custom.acme.ocr", schema, []byte(`{"page":1}`)))
+	err := verify.ValidateWithSchema("custom.acme.ocr", schema, []byte(`{"page":"1"}`))
+	var se *verify.SchemaError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, "input", se.Document)
+	require.Contains(t, se.Reasons[0], "/page")
+	require.ErrorIs(t, verify.ValidateWithSchema("custom.acme.ocr", schema, []byte(`{`)), verify.ErrNotJSON)
+	require.ErrorContains(t, verify.ValidateWithSchema("custom.acme.ocr", nil, []byte(`{}`)), "no schema given")
+	require.ErrorIs(t, verify.ValidateWithSchema("custom.ACME", schema, []byte(`{}`)), verify.ErrInvalidID)
+}

@@ -279,6 +279,9 @@ func pointer(path []string) string {
 // compileSellerSchema compiles an untrusted schema a seller serves for a
 // custom capability: size-capped, no external references, formats asserted.
 func compileSellerSchema(raw json.RawMessage) (*compiledSchema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, errors.New("no schema given")
+	}
 	if len(raw) > maxSellerSchemaSize {
 		return nil, fmt.Errorf("seller schema is %d bytes, the limit is %d", len(raw), maxSellerSchemaSize)
 	}
