@@ -160,9 +160,9 @@ type jobIn struct {
 
 type jobOut struct {
 	Job    jobDoc     `json:"job"`
-	Input  any        `json:"input"`
-	Output any        `json:"output"`
-	Checks []checkRes `json:"checks"`
+	Input  any        `json:"input" jsonschema:"the job's input"`
+	Output any        `json:"output" jsonschema:"the job's output (null when none)"`
+	Checks []checkRes `json:"checks" jsonschema:"the buyer's verification checks"`
 	Escrow *escrowDoc `json:"escrow,omitempty"`
 }
 
