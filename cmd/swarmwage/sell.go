@@ -22,6 +22,7 @@ func sellCommand() *cli.Command {
 			sellAddCommand(),
 			sellListCommand(),
 			sellRemoveCommand(),
+			sellApplyCommand(),
 		},
 	}
 }

@@ -1,0 +1,199 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/skillcard"
+)
+
+// maxSellerFile caps a seller file; a real one is a few KB.
+const maxSellerFile = 1 << 20
+
+// ErrBadSellerFile wraps every problem of a seller file.
+var ErrBadSellerFile = errors.New("bad seller file")
+
+// SellerFile is a seller's whole setup in one TOML file
+// (examples/seller.toml): the node's config, with the same keys as
+// <repo>/config.toml, plus the listings to sell as [[listing]] tables.
+//
+//	[[listing]]
+//	capability = "text.rewrite.casual"
+//	price      = "0.02"
+//	handler    = "exec:python3 examples/workers/rewrite_casual.py"
+//
+// handler is builtin (the default), exec:CMD or http:URL, as 'sell add
+// --handler' takes it; skillcard = "FILE" sells a SkillCard through its
+// first binding instead. input_schema and output_schema name JSON Schema
+// files for capabilities outside the taxonomy. Relative file names are
+// resolved against the working directory, like the exec commands, which
+// run in the daemon's working directory.
+type SellerFile struct {
+	node.Config
+	Listings []ListingSpec `toml:"listing"`
+}
+
+// ListingSpec is one [[listing]] table.
+type ListingSpec struct {
+	Capability   string `toml:"capability"`
+	Price        string `toml:"price"`
+	Handler      string `toml:"handler"`
+	SkillCard    string `toml:"skillcard"`
+	InputSchema  string `toml:"input_schema"`
+	OutputSchema string `toml:"output_schema"`
+}
+
+// LoadSellerFile reads and checks a seller file. Every listing is checked
+// (price, handler, files) so a mistake is reported before anything is sold.
+func LoadSellerFile(path string) (SellerFile, []market.ListingParams, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return SellerFile{}, nil, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSellerFile+1))
+	if err != nil {
+		return SellerFile{}, nil, fmt.Errorf("%w: read %s: %w", ErrBadSellerFile, path, err)
+	}
+	return ParseSellerFile(path, data)
+}
+
+// readFileLimited reads a file a seller file names (a schema, a SkillCard)
+// of at most maxSellerFile bytes: a name such as /dev/zero must not hang.
+func readFileLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSellerFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxSellerFile {
+		return nil, fmt.Errorf("%s is over %d bytes", path, maxSellerFile)
+	}
+	return data, nil
+}
+
+// ParseSellerFile parses a seller file's bytes; name is used in errors.
+func ParseSellerFile(name string, data []byte) (SellerFile, []market.ListingParams, error) {
+	if len(data) > maxSellerFile {
+		return SellerFile{}, nil, fmt.Errorf("%w: %s is over %d bytes", ErrBadSellerFile, name, maxSellerFile)
+	}
+	// Unset node keys keep the defaults of a new repo.
+	sf := SellerFile{Config: node.DefaultConfig("")}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&sf)
+	if err != nil {
+		return SellerFile{}, nil, fmt.Errorf("%w: %s: %w", ErrBadSellerFile, name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return SellerFile{}, nil, fmt.Errorf("%w: %s: unknown key %q (see the comments in examples/seller.toml)", ErrBadSellerFile, name, und[0].String())
+	}
+	if err := sf.Config.Validate(); err != nil {
+		return SellerFile{}, nil, fmt.Errorf("%w: %s: %w", ErrBadSellerFile, name, err)
+	}
+	if len(sf.Listings) == 0 {
+		return SellerFile{}, nil, fmt.Errorf("%w: %s has no [[listing]]; add one, as: [[listing]] capability = \"compute.statistics.mean\" price = \"0.01\"", ErrBadSellerFile, name)
+	}
+	var params []market.ListingParams
+	for i, l := range sf.Listings {
+		p, err := l.params()
+		if err != nil {
+			return SellerFile{}, nil, fmt.Errorf("%w: %s: listing %d (%s): %w", ErrBadSellerFile, name, i+1, l.Capability, err)
+		}
+		params = append(params, p)
+	}
+	return sf, params, nil
+}
+
+// params turns a listing table into what the market stores.
+func (l ListingSpec) params() (market.ListingParams, error) {
+	if l.Capability == "" {
+		return market.ListingParams{}, errors.New("capability is missing")
+	}
+	price, err := escrow.ParseAmount(l.Price)
+	if err != nil || price <= 0 {
+		return market.ListingParams{}, fmt.Errorf("price %q: want a positive amount of credits such as \"0.05\"", l.Price)
+	}
+	p := market.ListingParams{Capability: l.Capability, Price: price}
+	switch {
+	case l.SkillCard != "" && l.Handler != "":
+		return p, errors.New("give handler or skillcard, not both")
+	case l.SkillCard != "":
+		if err := l.skillCard(&p); err != nil {
+			return p, err
+		}
+	default:
+		spec := l.Handler
+		if spec == "" {
+			spec = market.HandlerBuiltin
+		}
+		if p.Handler, err = market.ParseHandler(spec); err != nil {
+			return p, err
+		}
+	}
+	for _, s := range []struct {
+		key, path string
+		dst       *[]byte
+	}{{"input_schema", l.InputSchema, (*[]byte)(&p.InputSchema)}, {"output_schema", l.OutputSchema, (*[]byte)(&p.OutputSchema)}} {
+		if s.path == "" {
+			continue
+		}
+		data, err := readFileLimited(s.path)
+		if err != nil {
+			return p, fmt.Errorf("%s: %w", s.key, err)
+		}
+		*s.dst = data
+	}
+	return p, nil
+}
+
+// skillCard reads and validates the card and binds the listing to it: its
+// schemas become the listing's, its hash, risk tier and permissions are
+// published with it.
+func (l ListingSpec) skillCard(p *market.ListingParams) error {
+	data, err := readFileLimited(l.SkillCard)
+	if err != nil {
+		return fmt.Errorf("skillcard: %w", err)
+	}
+	card, err := skillcard.Parse(data)
+	if err != nil {
+		return fmt.Errorf("skillcard %s: %w", l.SkillCard, err)
+	}
+	if err := card.Err(); err != nil {
+		return fmt.Errorf("skillcard %s: %w (run 'swarmwage skillcard validate %s')", l.SkillCard, err, l.SkillCard)
+	}
+	if l.InputSchema != "" || l.OutputSchema != "" {
+		return errors.New("a skillcard listing takes its schemas from the card; drop input_schema and output_schema")
+	}
+	p.Handler = market.HandlerConfig{Kind: market.HandlerSkillCard, SkillCard: data}
+	p.InputSchema, p.OutputSchema = card.InputsSchema, card.OutputsSchema
+	p.SkillCardHash = card.ContentHash()
+	p.RiskTier = card.RiskTier()
+	p.RequiredPermissions = card.RequiredPermissions
+	return nil
+}
+
+// ApplyListings stores every listing in store (replacing earlier listings
+// of the same capabilities). The node announces them when it starts.
+func ApplyListings(ctx context.Context, store *market.Store, params []market.ListingParams) ([]market.Offer, error) {
+	var out []market.Offer
+	for _, p := range params {
+		o, err := store.Put(ctx, p)
+		if err != nil {
+			return out, fmt.Errorf("list %s: %w", p.Capability, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

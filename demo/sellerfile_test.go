@@ -1,0 +1,144 @@
+package demo
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
+)
+
+// exampleSellerFile is examples/seller.toml, relative to the repository
+// root (the tests chdir there, as the file's relative paths expect).
+const exampleSellerFile = "examples/seller.toml"
+
+func TestExampleSellerFileLoads(t *testing.T) {
+	t.Chdir("..")
+	sf, params, err := LoadSellerFile(exampleSellerFile)
+	require.NoError(t, err)
+	require.Equal(t, "local", sf.Network)
+	byCap := make(map[string]market.ListingParams)
+	for _, p := range params {
+		byCap[p.Capability] = p
+	}
+	require.Equal(t, market.HandlerBuiltin, byCap["compute.statistics.mean"].Handler.Kind)
+	require.Equal(t, market.HandlerBuiltin, byCap["text.summarize.short"].Handler.Kind, "handler defaults to builtin")
+	rewrite := byCap["text.rewrite.casual"]
+	require.Equal(t, market.HandlerExec, rewrite.Handler.Kind)
+	require.Equal(t, []string{"python3", "examples/workers/rewrite_casual.py"}, rewrite.Handler.Command)
+	card := byCap["custom.examples.word-stats"]
+	require.Equal(t, market.HandlerSkillCard, card.Handler.Kind)
+	require.Regexp(t, `^0x[0-9a-f]{64}$`, card.SkillCardHash)
+	require.Equal(t, 1, card.RiskTier)
+	require.JSONEq(t, `"object"`, string(mustField(t, card.InputSchema, "type")))
+}
+
+// TestExampleSellerSellsEveryListing runs the examples as a buyer would
+// meet them: a seller set up from examples/seller.toml (on loopback, on a
+// test network) and a buyer hiring the built-in, the Python exec worker and
+// the SkillCard.
+func TestExampleSellerSellsEveryListing(t *testing.T) {
+	t.Chdir("..")
+	sf, params, err := LoadSellerFile(exampleSellerFile)
+	require.NoError(t, err)
+	ctx := t.Context()
+
+	cfg := sf.Config
+	cfg.Network, cfg.Listen, cfg.API = "examples-test", []string{"/ip4/127.0.0.1/tcp/0"}, "127.0.0.1:0"
+	repo, err := node.Init(filepath.Join(t.TempDir(), "seller"), cfg)
+	require.NoError(t, err)
+	l, err := node.OpenLocal(repo)
+	require.NoError(t, err)
+	_, err = ApplyListings(ctx, l.Store, params)
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	seller, err := start(ctx, repo, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { seller.Close() })
+
+	bcfg := node.DefaultConfig("examples-test")
+	bcfg.Listen, bcfg.API, bcfg.Bootstrap = []string{"/ip4/127.0.0.1/tcp/0"}, "127.0.0.1:0", sellerAddrs(seller)
+	brepo, err := node.Init(filepath.Join(t.TempDir(), "buyer"), bcfg)
+	require.NoError(t, err)
+	buyer, err := start(ctx, brepo, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { buyer.Close() })
+	require.NoError(t, buyer.Escrow.Deposit(ctx, mustAmount(t, "1"), "test"))
+	require.NoError(t, waitReady(ctx, seller, buyer))
+
+	testCases := []struct {
+		capID, input string
+		check        func(t *testing.T, out json.RawMessage)
+	}{
+		{"compute.statistics.mean", `{"data":[1,2,3,4]}`, func(t *testing.T, out json.RawMessage) {
+			require.JSONEq(t, `{"result":2.5}`, string(out))
+		}},
+		{"text.rewrite.casual", `{"text":"Greetings. I am sure it is fine; however, we cannot assist."}`, func(t *testing.T, out json.RawMessage) {
+			require.JSONEq(t, `{"text":"Hey! I'm sure it's fine; but, we can't help."}`, string(out))
+		}},
+		{"custom.examples.word-stats", `{"text":"The cat sat. The cat ran. A dog sat.","top":2}`, func(t *testing.T, out json.RawMessage) {
+			require.JSONEq(t, `{"words":9,"sentences":3,"top_words":[{"word":"the","count":2},{"word":"cat","count":2}]}`, string(out))
+		}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.capID, func(t *testing.T) {
+			info := buyer.Hire(ctx, market.HireRequest{Capability: tc.capID, Input: json.RawMessage(tc.input), Timeout: 30 * time.Second})
+			require.Contains(t, []string{node.OutcomeReleased, node.OutcomeDelivered}, info.Outcome, info.Error)
+			require.True(t, info.Verification.Passed, "%+v", info.Verification.Checks)
+			require.Equal(t, seller.Repo.ID.String(), info.Seller)
+			tc.check(t, info.Output)
+		})
+	}
+}
+
+func TestParseSellerFileNamesTheProblem(t *testing.T) {
+	t.Chdir("..")
+	testCases := []struct {
+		name, file, want string
+	}{
+		{"no listing", `network = "local"`, "has no [[listing]]"},
+		{"unknown key", "colour = \"red\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"", `unknown key "colour"`},
+		{"bad price", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"free\"", `price "free"`},
+		{"zero price", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0\"", `price "0"`},
+		{"bad handler", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"\nhandler = \"ftp:x\"", `unknown kind "ftp"`},
+		{"handler and skillcard", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"builtin\"\nskillcard = \"x.json\"", "not both"},
+		{"missing skillcard", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nskillcard = \"nope.json\"", "nope.json"},
+		{"missing capability", "[[listing]]\nprice = \"1\"", "capability is missing"},
+		{"bad network", "network = \"Local Net\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"", "config network"},
+		{"not toml", "[[listing]\n", "bad seller file"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseSellerFile("seller.toml", []byte(tc.file))
+			require.ErrorIs(t, err, ErrBadSellerFile)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func FuzzParseSellerFileNoPanic(f *testing.F) {
+	f.Add([]byte("[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"\n"))
+	f.Add([]byte("network = \"local\"\n[market]\nconcurrency = 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _, _ = ParseSellerFile("fuzz.toml", data)
+	})
+}
+
+func mustAmount(t *testing.T, s string) int64 {
+	t.Helper()
+	v, err := escrow.ParseAmount(s)
+	require.NoError(t, err)
+	return v
+}
+
+func mustField(t *testing.T, doc json.RawMessage, key string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc, &m))
+	return m[key]
+}
