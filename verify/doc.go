@@ -27,6 +27,9 @@
 // and WCP IDs parse with Custom set: they have no standard schema and are
 // verified against the seller's schema with VerifyWithSchema.
 //
+// Every function of the package is safe for concurrent use; the taxonomy
+// and its compiled schemas are built once, on first use.
+//
 // # Reports
 //
 // Verify returns a Report of named checks, each {name, passed, detail}. Every

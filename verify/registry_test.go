@@ -149,3 +149,22 @@ func TestValidateWithSchema(t *testing.T) {
 	require.ErrorContains(t, verify.ValidateWithSchema("custom.acme.ocr", nil, []byte(`{}`)), "no schema given")
 	require.ErrorIs(t, verify.ValidateWithSchema("custom.ACME", schema, []byte(`{}`)), verify.ErrInvalidID)
 }
+
+// Verify, Parse and the lazily built registry are safe for concurrent use
+// (run with -race).
+func TestVerifyConcurrent(t *testing.T) {
+	done := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			id := []string{"compute.statistics.mean", "text.summarize.short", "code.generate.python.script", "classify.image.imagenet-1k"}[i%4]
+			_, err := verify.Parse(id)
+			if err == nil {
+				_, err = verify.Verify(context.Background(), id, []byte(`{"data":[1],"text":"a b","task":"t","image_b64":"aGk="}`), []byte(`{"result":1,"summary":"a","code":"x = 1","labels":[{"label":"tench","confidence":1}]}`))
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-done)
+	}
+}
