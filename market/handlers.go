@@ -59,7 +59,7 @@ func (h *handlers) run(ctx context.Context, o Offer, input json.RawMessage) (jso
 	case HandlerHTTP:
 		out, err = h.runHTTP(ctx, o.Handler.URL, input)
 	case HandlerSkillCard:
-		out, err = runSkillCard(ctx, o.Handler.SkillCard, input)
+		out, err = runSkillCard(ctx, o.Handler, input)
 	default:
 		err = fmt.Errorf("%w: unknown handler kind %q", ErrHandler, o.Handler.Kind)
 	}
@@ -161,19 +161,17 @@ func (h *handlers) runHTTP(ctx context.Context, url string, input json.RawMessag
 	return bytes.TrimSpace(data), nil
 }
 
-// runSkillCard runs the first binding of the card.
-func runSkillCard(ctx context.Context, cardJSON json.RawMessage, input json.RawMessage) (json.RawMessage, error) {
-	card, err := skillcard.Parse(cardJSON)
+// runSkillCard runs the card's first binding, checking the input and the
+// output against the card's schemas.
+func runSkillCard(ctx context.Context, h HandlerConfig, input json.RawMessage) (json.RawMessage, error) {
+	card, err := skillcard.Parse(h.SkillCard)
 	if err != nil {
 		return nil, fmt.Errorf("%w: stored skillcard: %v", ErrHandler, err)
 	}
-	if len(card.Bindings) == 0 {
-		return nil, fmt.Errorf("%w: skillcard %s has no binding", ErrHandler, card.Slug)
-	}
-	timeout := time.Until(deadlineOf(ctx))
-	out, err := card.Bindings[0].Run(ctx, input, skillcard.Limits{Timeout: timeout, MaxOutput: maxHandlerOutput})
+	lim := skillcard.Limits{Timeout: time.Until(deadlineOf(ctx)), MaxOutput: maxHandlerOutput, Dir: h.Dir}
+	out, err := card.Run(ctx, input, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrHandler, err)
+		return nil, fmt.Errorf("%w: skillcard %s: %v", ErrHandler, card.Slug, err)
 	}
 	return out, nil
 }

@@ -108,6 +108,9 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 			return HireResult{}, err
 		}
 		q, err := m.quote(ctx, c, req)
+		if errors.Is(err, ErrInvalidInput) {
+			return HireResult{}, err
+		}
 		if err != nil {
 			// Before the lock a failing seller costs nothing: try the next.
 			m.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)

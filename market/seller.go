@@ -432,13 +432,16 @@ func (e *eventWriter) send(ev Event) {
 	if e.err != nil {
 		return
 	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		e.err = err
+	// No HTML escaping: the output must arrive byte for byte as the seller
+	// hashed it for its signed delivery.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if e.err = enc.Encode(ev); e.err != nil {
 		return
 	}
 	_ = e.rc.SetWriteDeadline(time.Now().Add(bodyReadTimeout))
-	if _, e.err = e.w.Write(append(data, '\n')); e.err == nil {
+	if _, e.err = e.w.Write(buf.Bytes()); e.err == nil {
 		e.err = e.rc.Flush()
 	}
 }

@@ -33,6 +33,9 @@ type HandlerConfig struct {
 	URL string `json:"url,omitempty"`
 	// SkillCard is the card JSON of a skillcard handler.
 	SkillCard json.RawMessage `json:"skillcard,omitempty"`
+	// Dir is where a skillcard's cli binding runs, so a program such as
+	// ./run.sh is found next to the card.
+	Dir string `json:"dir,omitempty"`
 }
 
 // String is the handler as the CLI writes it: builtin, exec:CMD, http:URL.
@@ -42,6 +45,8 @@ func (h HandlerConfig) String() string {
 		return HandlerExec + ":" + strings.Join(h.Command, " ")
 	case HandlerHTTP:
 		return HandlerHTTP + ":" + h.URL
+	case HandlerSkillCard:
+		return HandlerSkillCard
 	default:
 		return h.Kind
 	}

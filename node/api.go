@@ -174,12 +174,21 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 
 // params turns the request into market listing parameters.
 func (req AddListingRequest) params() (market.ListingParams, error) {
-	if err := verify.CheckID(req.Capability); err != nil {
-		return market.ListingParams{}, err
+	if req.Capability != "" || len(req.SkillCard) == 0 {
+		if err := verify.CheckID(req.Capability); err != nil {
+			return market.ListingParams{}, err
+		}
 	}
 	price, err := escrow.ParseAmount(req.Price)
 	if err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", ErrBadRequest, req.Price, err)
+	}
+	if len(req.SkillCard) > 0 {
+		p, err := market.SkillCardListing(req.SkillCard, req.Capability, req.SkillCardDir, price)
+		if err != nil {
+			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+		return p, nil
 	}
 	spec := req.Handler
 	if spec == "" {

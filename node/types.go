@@ -40,6 +40,9 @@ type ListingInfo struct {
 	Handler       string `json:"handler"`
 	CreatedAt     string `json:"created_at"`
 	SkillCardHash string `json:"skillcard_hash,omitempty"`
+	RiskTier      int    `json:"risk_tier,omitempty"`
+	// RequiredPermissions are a SkillCard's required_permissions.
+	RequiredPermissions []string `json:"required_permissions,omitempty"`
 }
 
 // ListingsInfo is the answer of GET /v1/listings.
@@ -54,6 +57,11 @@ type AddListingRequest struct {
 	Handler      string `json:"handler"`
 	InputSchema  []byte `json:"input_schema,omitempty"`
 	OutputSchema []byte `json:"output_schema,omitempty"`
+	// SkillCard is a SkillCard's JSON to sell; Capability may then be empty
+	// (custom.<publisher>.<slug>) or a standard capability it fits.
+	SkillCard []byte `json:"skillcard,omitempty"`
+	// SkillCardDir is the card's folder, where its cli binding runs.
+	SkillCardDir string `json:"skillcard_dir,omitempty"`
 }
 
 // SellerInfo is one seller in a find result.
@@ -81,11 +89,13 @@ type FindInfo struct {
 func listingInfo(o market.Offer) ListingInfo {
 	l := o.Signed.Listing
 	return ListingInfo{
-		Capability:    l.Capability,
-		Price:         l.Price.String(),
-		Handler:       o.Handler.String(),
-		CreatedAt:     l.CreatedAt.UTC().Format(time.RFC3339),
-		SkillCardHash: l.SkillCardHash,
+		Capability:          l.Capability,
+		Price:               l.Price.String(),
+		Handler:             o.Handler.String(),
+		CreatedAt:           l.CreatedAt.UTC().Format(time.RFC3339),
+		SkillCardHash:       l.SkillCardHash,
+		RiskTier:            l.RiskTier,
+		RequiredPermissions: l.RequiredPermissions,
 	}
 }
 

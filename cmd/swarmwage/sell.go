@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/skillcard"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -37,6 +39,7 @@ func sellAddCommand() *cli.Command {
 			&cli.StringFlag{Name: "handler", Value: market.HandlerBuiltin, Usage: "what runs the jobs: builtin, exec:CMD or http:URL"},
 			&cli.StringFlag{Name: "input-schema", Usage: "JSON Schema file of the input (capabilities outside the taxonomy only)"},
 			&cli.StringFlag{Name: "output-schema", Usage: "JSON Schema file of the output (capabilities outside the taxonomy only)"},
+			&cli.StringFlag{Name: "skillcard", Usage: "sell this SkillCard file, run by its binding (CAP optional: default custom.<publisher>.<slug>)"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -59,18 +62,31 @@ func sellAddCommand() *cli.Command {
 
 // addListingRequest checks the flags and argument of 'sell add'.
 func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
-	if c.NArg() != 1 {
+	card := c.String("skillcard")
+	if c.NArg() > 1 || (c.NArg() == 0 && card == "") {
 		return node.AddListingRequest{}, usageErrf("sell add needs exactly one capability ID, as: sell add --price 0.05 CAP")
 	}
 	req := node.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler")}
-	if err := verify.CheckID(req.Capability); err != nil {
-		return req, usageErr(err)
+	if card != "" {
+		if c.IsSet("handler") || c.IsSet("input-schema") || c.IsSet("output-schema") {
+			return req, usageErrf("--skillcard brings its own handler and schemas: drop --handler, --input-schema and --output-schema")
+		}
+		if err := readSkillCard(card, &req); err != nil {
+			return req, err
+		}
+	}
+	if req.Capability != "" {
+		if err := verify.CheckID(req.Capability); err != nil {
+			return req, usageErr(err)
+		}
 	}
 	if _, err := escrow.ParseAmount(req.Price); err != nil {
 		return req, usageErrf("--price %q: %v", req.Price, err)
 	}
-	if _, err := market.ParseHandler(req.Handler); err != nil {
-		return req, usageErrf("--handler: %v", err)
+	if card == "" {
+		if _, err := market.ParseHandler(req.Handler); err != nil {
+			return req, usageErrf("--handler: %v", err)
+		}
 	}
 	for _, f := range []struct {
 		flag string
@@ -201,4 +217,21 @@ func removeListing(c *cli.Context, capID string) error {
 	}
 	defer l.Close()
 	return l.Store.Delete(c.Context, capID)
+}
+
+// readSkillCard reads and checks a SkillCard file for 'sell add'.
+func readSkillCard(path string, req *node.AddListingRequest) error {
+	card, err := skillcard.ParseFile(path)
+	if err != nil {
+		return usageErrf("--skillcard %s: %v", path, err)
+	}
+	if err := card.Err(); err != nil {
+		return usageErrf("--skillcard %s is not a valid SkillCard (run 'swarmwage skillcard validate %s'): %v", path, path, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	req.SkillCard, req.SkillCardDir, req.Handler = card.Canonical(), dir, market.HandlerSkillCard
+	return nil
 }
