@@ -58,12 +58,12 @@ func TestMain(m *testing.M) {
 
 // sharedSandbox returns the Sandbox with default options (and the test
 // cache dir) that most tests use.
-func sharedSandbox(t *testing.T) *sandbox.Sandbox {
-	t.Helper()
+func sharedSandbox(tb testing.TB) *sandbox.Sandbox {
+	tb.Helper()
 	env.once.Do(func() {
 		env.shared, env.err = sandbox.New(context.Background(), sandbox.WithCacheDir(env.cacheDir))
 	})
-	require.NoError(t, env.err)
+	require.NoError(tb, env.err)
 	return env.shared
 }
 
