@@ -159,7 +159,8 @@ func codeCases() []capCase {
 		{"ok", "code.execute.sandboxed", obj{"code": "print(1)"}, obj{"stdout": "1\n", "stderr": "", "exit_code": 0, "duration_ms": 40, "truncated": false}, ""},
 		{"timeout exit", "code.execute.sandboxed", obj{"code": "while True: pass", "timeout_ms": 100}, obj{"stdout": "", "stderr": "", "exit_code": 124, "duration_ms": 1050, "truncated": false}, ""},
 		{"exit code string", "code.execute.sandboxed", obj{"code": "print(1)"}, obj{"stdout": "1\n", "stderr": "", "exit_code": "0", "duration_ms": 40, "truncated": false}, "output_schema"},
-		{"exit code 2", "code.execute.sandboxed", obj{"code": "print(1)"}, obj{"stdout": "", "stderr": "", "exit_code": 2, "duration_ms": 40, "truncated": false}, "exit_code"},
+		{"sys.exit(3)", "code.execute.sandboxed", obj{"code": "import sys; sys.exit(3)"}, obj{"stdout": "", "stderr": "", "exit_code": 3, "duration_ms": 40, "truncated": false}, ""},
+		{"exit code 300", "code.execute.sandboxed", obj{"code": "print(1)"}, obj{"stdout": "", "stderr": "", "exit_code": 300, "duration_ms": 40, "truncated": false}, "exit_code"},
 		{"over timeout", "code.execute.sandboxed", obj{"code": "print(1)", "timeout_ms": 100}, obj{"stdout": "", "stderr": "", "exit_code": 124, "duration_ms": 5000, "truncated": false}, "duration_within_timeout"},
 	}
 }

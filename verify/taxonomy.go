@@ -89,7 +89,7 @@ var checkDocs = map[string]string{
 	ckSignature:         "the code defines a function with the signature's name and parameter names",
 	ckReferencesSymbols: "the tests reference at least one symbol defined in the input code",
 	ckFindingLines:      "every finding's line is within the input code",
-	ckExitCode:          "exit_code is 0, 1 or 124 as the sandbox contract says",
+	ckExitCode:          "exit_code is a process exit status, 0 to 255 (0 clean exit, 1 uncaught exception, 124 timeout, n from sys.exit(n))",
 	ckDurationTimeout:   "duration_ms is within the effective timeout plus 1 s of grace",
 	ckValidFormat:       "the output is valid in the declared format",
 	ckRequiredFields:    "the format's required fields are present",
