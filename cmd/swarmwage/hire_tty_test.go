@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/stretchr/testify/require"
+)
+
+// slowMeanWorker is an exec handler that takes a few seconds, so the
+// seller's progress events reach the buyer's terminal, then answers the
+// right mean of {"data":[1,2,3,4]}.
+const slowMeanWorker = `#!/bin/sh
+cat >/dev/null
+sleep 2.5
+echo '{"result":2.5}'
+`
+
+// hireNetwork starts a seller of compute.statistics.mean (a slow exec
+// worker) and a buyer with test credits, both daemons, and returns the
+// buyer's repo once it finds the seller.
+func hireNetwork(t *testing.T) string {
+	t.Helper()
+	worker := filepath.Join(t.TempDir(), "slow-mean.sh")
+	require.NoError(t, os.WriteFile(worker, []byte(slowMeanWorker), 0o755))
+	seller := initRepo(t)
+	r := swarmwage(t, "--repo", seller, "sell", "add", "--price", "0.01", "--handler", "exec:"+worker, "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	startDaemon(t, seller)
+	addr := nodeIDOf(t, seller).Addrs[0]
+
+	buyer := initRepo(t)
+	r = swarmwage(t, "--repo", buyer, "wallet", "deposit", "10")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	startDaemon(t, buyer, "--bootstrap", addr)
+	require.Eventually(t, func() bool {
+		r := swarmwage(t, "--repo", buyer, "find", "--json", "--timeout", "5s", "compute.statistics.mean")
+		var res struct {
+			Sellers []json.RawMessage `json:"sellers"`
+		}
+		return r.Code == 0 && json.Unmarshal([]byte(r.Stdout), &res) == nil && len(res.Sellers) == 1
+	}, 30*time.Second, 200*time.Millisecond)
+	return buyer
+}
+
+func hireArgs(repo string) []string {
+	return []string{"--repo", repo, "hire", "--input-json", `{"data":[1,2,3,4]}`, "compute.statistics.mean"}
+}
+
+// TestHireShowsProgressOnATerminalOnly runs the same hire twice: with stderr
+// on a pseudo-terminal the job's progress is drawn there (and stdout, piped,
+// holds only the output JSON); with stderr piped there is no progress at all.
+func TestHireShowsProgressOnATerminalOnly(t *testing.T) {
+	buyer := hireNetwork(t)
+
+	t.Run("terminal", func(t *testing.T) {
+		ptmx, tty, err := pty.Open()
+		require.NoError(t, err)
+		defer ptmx.Close()
+		require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}))
+
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binPath, hireArgs(buyer)...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
+		var stdout bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, tty
+		require.NoError(t, cmd.Start())
+		tty.Close() // the child has its copy; EOF on ptmx once it exits
+
+		var screen bytes.Buffer
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = io.Copy(&screen, ptmx) // ends with EIO when the child closes the tty
+		}()
+		require.NoError(t, cmd.Wait(), "stdout: %s", stdout.String())
+		wg.Wait()
+
+		shown := screen.String()
+		require.Contains(t, shown, "finding a seller")
+		require.Contains(t, shown, "accepted")
+		require.Regexp(t, `running \(\d+\.\ds\)`, shown, "the seller's heartbeats show as progress")
+		require.Contains(t, shown, "\r", "the spinner redraws its line")
+		require.JSONEq(t, `{"result":2.5}`, stdout.String(), "stdout holds only the output")
+	})
+
+	t.Run("piped", func(t *testing.T) {
+		r := swarmwage(t, hireArgs(buyer)...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		require.Empty(t, r.Stderr, "no progress when stderr is not a terminal")
+		require.JSONEq(t, `{"result":2.5}`, r.Stdout)
+		require.False(t, strings.ContainsAny(r.Stdout, "\r\x1b"), "no control characters in piped output")
+	})
+}
