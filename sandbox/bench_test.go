@@ -3,6 +3,10 @@
 package sandbox_test
 
 import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,4 +78,37 @@ func cpuTime(tb testing.TB) time.Duration {
 	var ru syscall.Rusage
 	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCPULoop runs Bench's CPU-bound loop with and without wazero's
+// termination checks (WithCloseOnContextDone), which the sandbox needs to
+// stop an infinite loop: the difference is what wazero issue 2466 costs.
+func BenchmarkCPULoop(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts []sandbox.Option
+	}{
+		{name: "checks=on"},
+		{name: "checks=off", opts: []sandbox.Option{sandbox.WithoutTerminationForTest(b)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := sharedSandbox(b)
+			if tc.opts != nil {
+				var err error
+				s, err = sandbox.New(b.Context(), append(tc.opts, sandbox.WithCacheDir(env.cacheDir), sandbox.WithPoolSize(0))...)
+				require.NoError(b, err)
+				defer func() { require.NoError(b, s.Close(context.Background())) }()
+			}
+			best := math.Inf(1)
+			for b.Loop() {
+				res, err := s.Run(b.Context(), sandbox.Request{Code: sandbox.CPULoop, TimeoutMS: sandbox.MaxTimeoutMS})
+				require.NoError(b, err)
+				require.Equal(b, 0, res.ExitCode, res.Stderr)
+				secs, err := strconv.ParseFloat(strings.TrimSpace(res.Stdout), 64)
+				require.NoError(b, err)
+				best = min(best, secs)
+			}
+			b.ReportMetric(best, "s/loop-best")
+		})
+	}
 }

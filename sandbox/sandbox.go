@@ -227,7 +227,7 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		WithMemoryLimitPages(uint32(cfg.memoryMB) * (1 << 20 / wasmPageSize)).
 		// Without this an infinite loop could never be stopped. It costs
 		// about 2.2x on CPU-bound code (wazero issue 2466).
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(!cfg.noTermination).
 		// Otherwise every non-zero exit builds a DWARF trace (0.5-6 s).
 		WithDebugInfoEnabled(false)
 	s.runtime = wazero.NewRuntimeWithConfig(s.ctx, rc)

@@ -1,0 +1,17 @@
+package sandbox
+
+import "testing"
+
+// WithoutTerminationForTest drops wazero's termination checks so a
+// benchmark can measure what they cost. A timeout cannot stop such a
+// sandbox's guest: never use it outside benchmarks.
+func WithoutTerminationForTest(tb testing.TB) Option {
+	tb.Helper()
+	return func(c *config) error {
+		c.noTermination = true
+		return nil
+	}
+}
+
+// CPULoop is the CPU-bound program of Bench.
+const CPULoop = cpuLoop
