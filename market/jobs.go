@@ -246,3 +246,7 @@ func GetJob(db *badger.DB, jobID string) (JobRecord, error) {
 	}
 	return r, err
 }
+
+// Rating is this node's average rating (1..5) of seller over the jobs it
+// rated, and how many that is; 0, 0 when none.
+func (m *Market) Rating(seller peer.ID) (avg float64, n int) { return m.jobs.rating(seller) }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -198,6 +200,9 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	if err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
+	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {
+		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", ErrBadRequest, req.Capability)
+	}
 	return market.ListingParams{
 		Capability: req.Capability, Price: price, Handler: h,
 		InputSchema: req.InputSchema, OutputSchema: req.OutputSchema,
@@ -252,7 +257,7 @@ func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, err
 	if err != nil {
 		return FindInfo{}, err
 	}
-	return findInfo(res), nil
+	return findInfo(res, n.Market.Rating), nil
 }
 
 // checkSearchID accepts a capability ID or a prefix of one ("text").
@@ -329,7 +334,7 @@ func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, er
 }
 
 // ErrBadRequest wraps errors in a listing request (bad price, handler, ...).
-var ErrBadRequest = errors.New("bad request")
+var ErrBadRequest = errors.New("invalid request")
 
 // AddListingLocal stores a listing without a daemon; the daemon announces it
 // when it starts.

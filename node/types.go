@@ -75,6 +75,10 @@ type SellerInfo struct {
 	SkillCardHash       string   `json:"skillcard_hash,omitempty"`
 	RiskTier            int      `json:"risk_tier,omitempty"`
 	RequiredPermissions []string `json:"required_permissions,omitempty"`
+	// Rating is this node's average rating of the seller (1 to 5), from
+	// 'swarmwage rate'; Ratings is how many jobs it rated. 0 when none.
+	Rating  float64 `json:"rating"`
+	Ratings int     `json:"ratings"`
 }
 
 // FindInfo is the answer of GET /v1/find and 'swarmwage find --json'.
@@ -99,7 +103,7 @@ func listingInfo(o market.Offer) ListingInfo {
 	}
 }
 
-func findInfo(r market.FindResult) FindInfo {
+func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo {
 	out := FindInfo{Capability: r.Capability, Sellers: []SellerInfo{}, Rejected: r.Rejected}
 	for _, s := range r.Sellers {
 		l := s.Listing.Listing
@@ -114,6 +118,8 @@ func findInfo(r market.FindResult) FindInfo {
 			RiskTier:            l.RiskTier,
 			RequiredPermissions: l.RequiredPermissions,
 		})
+		last := &out.Sellers[len(out.Sellers)-1]
+		last.Rating, last.Ratings = rating(s.Peer.ID)
 	}
 	return out
 }

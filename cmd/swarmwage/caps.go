@@ -12,14 +12,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
 const (
-	domainFlag = "domain"
-	inputFlag  = "input"
-	outputFlag = "output"
-	schemaFlag = "schema"
+	domainFlag  = "domain"
+	builtinFlag = "builtin"
+	inputFlag   = "input"
+	outputFlag  = "output"
+	schemaFlag  = "schema"
 )
 
 // capsCommand browses the capability taxonomy (package verify).
@@ -38,6 +40,7 @@ func capsListCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: domainFlag, Usage: "only this domain (" + strings.Join(append(verify.Domains(), "custom"), ", ") + ")"},
+			&cli.BoolFlag{Name: builtinFlag, Usage: "only what this binary can sell by itself (sell add --handler builtin CAP)"},
 			jsonOutFlag(),
 		},
 		Action: capsListAction,
@@ -52,6 +55,8 @@ type capSummary struct {
 	Custom       bool                 `json:"custom"`
 	Checks       []string             `json:"checks"`
 	Placeholders []verify.Placeholder `json:"placeholders,omitempty"`
+	// Builtin marks capabilities this binary sells with --handler builtin.
+	Builtin bool `json:"builtin"`
 }
 
 // capsListResult is the document caps list --json prints.
@@ -68,22 +73,36 @@ func capsListAction(c *cli.Context) error {
 		return usageErrf("unknown domain %q; domains: %s, custom", domain, strings.Join(verify.Domains(), ", "))
 	}
 	res := capsListResult{Capabilities: []capSummary{}}
-	for _, cp := range verify.List() {
+	builtins := builtin.AllCapabilities()
+	list := verify.List()
+	if c.Bool(builtinFlag) {
+		list = list[:0]
+		for _, id := range builtins {
+			if cp, err := verify.Parse(id); err == nil {
+				list = append(list, cp)
+			}
+		}
+	}
+	for _, cp := range list {
 		if domain != "" && cp.Domain != domain {
 			continue
 		}
 		res.Capabilities = append(res.Capabilities, capSummary{
 			ID: cp.ID, Domain: cp.Domain, Description: cp.Description, Custom: cp.Custom,
-			Checks: cp.Checks, Placeholders: cp.Placeholders,
+			Checks: cp.Checks, Placeholders: cp.Placeholders, Builtin: slices.Contains(builtins, cp.ID),
 		})
 	}
 	if c.Bool(jsonFlag) {
 		return printJSON(c, res)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CAPABILITY\tDESCRIPTION")
+	fmt.Fprintln(tw, "CAPABILITY\tBUILTIN\tDESCRIPTION")
 	for _, s := range res.Capabilities {
-		fmt.Fprintf(tw, "%s\t%s\n", s.ID, s.Description)
+		mark := ""
+		if s.Builtin {
+			mark = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, mark, s.Description)
 	}
 	return tw.Flush()
 }

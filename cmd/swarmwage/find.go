@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -59,15 +60,24 @@ func printFind(c *cli.Context, info node.FindInfo) {
 		fmt.Fprintf(w, "no sellers of %s found", info.Capability)
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tADDRESS\n")
+		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tRATING\tADDRESS\n")
 		for _, s := range info.Sellers {
-			addr := ""
+			addr, rating := "", "-"
 			if len(s.Addrs) > 0 {
 				addr = s.Addrs[0]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, addr)
+			if s.Ratings > 0 {
+				rating = fmt.Sprintf("%.1f (%d)", s.Rating, s.Ratings)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, rating, addr)
 		}
 		tw.Flush()
+		for _, s := range info.Sellers {
+			if s.RiskTier >= 3 || len(s.RequiredPermissions) > 0 {
+				fmt.Fprintf(w, "%s sells %s as a SkillCard (risk tier %d; needs permissions: %s)\n",
+					s.PeerID, s.Capability, s.RiskTier, strings.Join(s.RequiredPermissions, ", "))
+			}
+		}
 		fmt.Fprintf(w, "%d seller(s)", len(info.Sellers))
 	}
 	if info.Rejected > 0 {

@@ -129,6 +129,26 @@ func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
 	require.Eventually(t, func() bool { return balance(t, m.seller).Earned == "0.05" }, 10*time.Second, 100*time.Millisecond)
 	require.Equal(t, "0.05", balance(t, m.seller).Available)
 
+	// The buyer rates the job; find shows the rating.
+	r = swarmwage(t, "--repo", m.buyer, "rate", h.JobID, "5")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", m.buyer, "rate", h.JobID, "6")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", m.buyer, "find", "--json", "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"rating": 5`)
+	require.Contains(t, r.Stdout, `"ratings": 1`)
+
+	// Both sides remember the job.
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "show", "--json", h.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"status": "verified"`)
+	r = swarmwage(t, "--repo", m.seller, "jobs", "list", "--json", "--role", "seller")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, h.JobID)
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "show", "nosuchjob")
+	require.Equal(t, 2, r.Code, r.Stderr)
+
 	// Without --json the output JSON goes to stdout, nothing else.
 	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{"data":[2,4]}`, "compute.statistics.mean")
 	require.Equal(t, 0, r.Code, r.Stderr)
