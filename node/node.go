@@ -320,3 +320,6 @@ func (l *Local) Close() error {
 	errs = append(errs, l.Repo.Unlock())
 	return errors.Join(errs...)
 }
+
+// discardLogger drops everything; benchmarks print figures, not logs.
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
