@@ -230,8 +230,8 @@ func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Sell
 }
 
 func (m *Market) checkRisk(s Seller, req HireRequest) error {
-	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm {
-		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !m.cfg.allowRisk3 {
+		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm, or set allow_risk_tier_3 = true under [market] in config.toml", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ type config struct {
 	concurrency    int
 	queue          int
 	outboxInterval time.Duration
+	allowRisk3     bool
 	now            func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
@@ -119,6 +120,12 @@ func QuoteTTL(d time.Duration) Option {
 // Defaults to max(4, 2*NumCPU) and DefaultQueue.
 func Concurrency(running, queued int) Option {
 	return func(c *config) error { c.concurrency, c.queue = running, queued; return nil }
+}
+
+// AllowRiskTier3 lets this node hire risk tier 3 capabilities without a
+// per-hire confirmation. Defaults to off: each such hire needs Confirm.
+func AllowRiskTier3() Option {
+	return func(c *config) error { c.allowRisk3 = true; return nil }
 }
 
 // OutboxInterval sets how often unsent settles are retried. Defaults to 5 s.

@@ -63,6 +63,10 @@ type MarketConfig struct {
 	// Queue is how many jobs may wait for a slot before quotes answer 429.
 	// Default 64.
 	Queue int `toml:"queue,omitempty"`
+	// AllowRiskTier3 lets this node, as a buyer, hire risk tier 3
+	// capabilities (SkillCards that ask for explicit confirmation) without
+	// 'hire --confirm'. Default false.
+	AllowRiskTier3 bool `toml:"allow_risk_tier_3,omitempty"`
 }
 
 // options turns the section into market options; unset keys keep the
@@ -84,6 +88,9 @@ func (m MarketConfig) options() ([]market.Option, error) {
 			return nil, fmt.Errorf("config %s = %q: want a positive duration such as \"10m\"", d.key, d.val)
 		}
 		opts = append(opts, d.opt(v))
+	}
+	if m.AllowRiskTier3 {
+		opts = append(opts, market.AllowRiskTier3())
 	}
 	if m.Concurrency < 0 || m.Queue < 0 {
 		return nil, errors.New("config market.concurrency and market.queue must not be negative")

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -135,6 +137,9 @@ type capsShowResult struct {
 	Checks       []checkDoc           `json:"checks"`
 	InputSchema  json.RawMessage      `json:"input_schema,omitempty"`
 	OutputSchema json.RawMessage      `json:"output_schema,omitempty"`
+	// Sellers are the sellers a running daemon finds for a capability
+	// outside the taxonomy, with what their SkillCards require.
+	Sellers []node.SellerInfo `json:"sellers,omitempty"`
 }
 
 func capsShowAction(c *cli.Context) error {
@@ -160,10 +165,38 @@ func capsShowAction(c *cli.Context) error {
 			return err
 		}
 	}
+	if cp.Custom || res.InputSchema == nil {
+		res.Sellers = customSellers(c, cp.ID)
+	}
 	if c.Bool(jsonFlag) {
 		return printJSON(c, res)
 	}
-	return renderCapsShow(c.App.Writer, res)
+	if err := renderCapsShow(c.App.Writer, res); err != nil {
+		return err
+	}
+	for _, s := range res.Sellers {
+		perms := "none"
+		if len(s.RequiredPermissions) > 0 {
+			perms = strings.Join(s.RequiredPermissions, ", ")
+		}
+		fmt.Fprintf(c.App.Writer, "seller %s: price %s, risk tier %d, required permissions: %s\n", s.PeerID, s.Price, s.RiskTier, perms)
+	}
+	return nil
+}
+
+// customSellers asks a running daemon, if any, who sells capID: a custom
+// capability's schemas, risk tier and required permissions are its
+// sellers'. Without a daemon (or on any error) there is nothing to add.
+func customSellers(c *cli.Context, capID string) []node.SellerInfo {
+	cl, err := daemonClient(c)
+	if err != nil || cl == nil {
+		return nil
+	}
+	info, err := cl.Find(c.Context, capID, 20, 5*time.Second)
+	if err != nil {
+		return nil
+	}
+	return info.Sellers
 }
 
 func renderCapsShow(w io.Writer, res capsShowResult) error {

@@ -60,6 +60,11 @@ func TestCLISkillCardSoldAndHiredOverLoopback(t *testing.T) {
 		require.True(t, os.IsNotExist(err), "input reached a shell: %s exists", f)
 	}
 
+	// caps show names what the sellers' card requires.
+	r = swarmwage(t, "--repo", m.buyer, "caps", "show", "--json", "custom.acme.echo-args")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"required_permissions"`)
+
 	// An input the card's schema refuses is refused before anything is paid.
 	_, r = hire(t, m.buyer, "--input-json", `{"text": 5}`, "custom.acme.echo-args")
 	require.Equal(t, 2, r.Code, r.Stderr)
@@ -79,4 +84,20 @@ func TestCLISellSkillCardRejectsBadCards(t *testing.T) {
 	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "1", "--skillcard", card, "compute.statistics.mean")
 	require.Equal(t, 2, r.Code)
 	require.Contains(t, r.Stderr, "does not fit")
+}
+
+// TestCLIRiskTier3NeedsConfirm: hiring a risk tier 3 SkillCard is refused
+// (exit 2, nothing locked) unless confirmed.
+func TestCLIRiskTier3NeedsConfirm(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "custom.acme.risky-echo", "0.1", "--skillcard", filepath.Join("testdata", "risky-card", "risky-echo.v1.0.0.json"))
+
+	_, r := hire(t, m.buyer, "--input-json", `{"text":"x"}`, "custom.acme.risky-echo")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "--confirm")
+	require.Equal(t, "0", balance(t, m.buyer).Held)
+
+	h, r := hire(t, m.buyer, "--confirm", "--input-json", `{"text":"x"}`, "custom.acme.risky-echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "delivered", h.Escrow.State)
 }
