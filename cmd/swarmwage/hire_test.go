@@ -246,3 +246,21 @@ func TestCLIBuyerKilledAfterDeliveryHoldAutoReleases(t *testing.T) {
 	require.Equal(t, balanceJSON{Available: "9.75", Held: "0", Paid: "0.25", Earned: "0"}, balance(t, m.buyer))
 	require.Eventually(t, func() bool { return balance(t, m.seller).Earned == "0.25" }, 20*time.Second, 100*time.Millisecond)
 }
+
+// TestCLIRefundDeliveredCustomJob: the buyer refunds a custom capability's
+// delivered output before the window ends; the hold comes back and the
+// seller records a dispute.
+func TestCLIRefundDeliveredCustomJob(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
+	h, r := hire(t, m.buyer, "--input-json", `{"a":1}`, "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "delivered", h.Escrow.State)
+
+	r = swarmwage(t, "--repo", m.buyer, "escrow", "refund", h.JobID)
+	require.Equal(t, 2, r.Code, "a refund needs a reason")
+	r = swarmwage(t, "--repo", m.buyer, "escrow", "refund", "--reason", "not what I asked for", h.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
+	require.Eventually(t, func() bool { return escrowState(t, m.seller, h.JobID) == "disputed" }, 10*time.Second, 100*time.Millisecond)
+}

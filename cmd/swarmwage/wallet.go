@@ -249,10 +249,11 @@ func walletDepositCommand() *cli.Command {
 func escrowCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "escrow",
-		Usage: "list and show the escrow of jobs bought and sold",
+		Usage: "list and show the escrow of jobs bought and sold; refund a delivered job",
 		Subcommands: []*cli.Command{
 			escrowListCommand(),
 			escrowShowCommand(),
+			escrowRefundCommand(),
 		},
 	}
 }
@@ -408,4 +409,37 @@ func printEscrow(c *cli.Context, r escrow.Record) {
 	}
 	row("signed evidence", evidence+" (escrow show --json prints it)")
 	tw.Flush()
+}
+
+// escrowRefundCommand refunds a bought job whose output was delivered but
+// not released: capabilities without a standard verifier auto-release at
+// the end of the verification window unless the buyer refunds first.
+func escrowRefundCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "refund",
+		Usage:     "refund a delivered job before its verification window ends (needs a running daemon)",
+		ArgsUsage: "JOB",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Required: true, Usage: "why the output is not acceptable (kept as evidence, sent to the seller)"},
+			jsonOutFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("escrow refund needs one job ID, as: escrow refund --reason \"wrong language\" JOB")
+			}
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			rec, err := cl.EscrowRefund(c.Context, c.Args().First(), c.String("reason"))
+			if err != nil {
+				return apiUsage(err)
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, rec)
+			}
+			fmt.Fprintf(c.App.Writer, "refunded job %s: %s credits back to available\n", rec.JobID, escrow.FormatAmount(rec.Amount))
+			return nil
+		},
+	}
 }
