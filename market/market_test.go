@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmwage/swarmwage/dht"
@@ -220,4 +223,25 @@ func TestParseHandler(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestSilentStreamIsClosed: a peer that opens an agent stream and sends
+// nothing must not hold it (and a goroutine) forever.
+func TestSilentStreamIsClosed(t *testing.T) {
+	seller := setupPeer(t, nil, withReadHeaderTimeout(t, 300*time.Millisecond))
+	buyer := setupPeer(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, buyer.host.Connect(ctx, peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}))
+	s, err := buyer.host.NewStream(ctx, seller.host.ID(), libp2phttp.ProtocolIDForMultistreamSelect)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.SetReadDeadline(time.Now().Add(5*time.Second)))
+	start := time.Now()
+	_, err = io.ReadAll(s)
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) {
+		require.False(t, ne.Timeout(), "the seller kept the silent stream open")
+	}
+	require.Less(t, time.Since(start), 5*time.Second)
 }

@@ -93,14 +93,12 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 
 // Start serves the agent endpoint and announces every stored listing.
 func (m *Market) Start(ctx context.Context) error {
-	m.http.SetHTTPHandlerAtPath(AgentProtocolID, AgentPath, m.server)
+	srv, ln, err := m.listenStreams()
+	if err != nil {
+		return err
+	}
 	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		if err := m.http.Serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			m.log.Error("agent endpoint stopped", "err", err)
-		}
-	}()
+	go m.serveStreams(srv, ln)
 	m.wg.Add(1)
 	go m.outboxLoop()
 	offers, err := m.store.List(ctx)
@@ -119,7 +117,6 @@ func (m *Market) Start(ctx context.Context) error {
 func (m *Market) Close() error {
 	m.closeOnce.Do(func() {
 		m.cancel()
-		m.http.Close()
 		m.wg.Wait()
 	})
 	return nil

@@ -43,22 +43,25 @@ type config struct {
 	queue          int
 	outboxInterval time.Duration
 	allowRisk3     bool
-	now            func() time.Time
+	// readHeaderTimeout bounds a stream's request headers.
+	readHeaderTimeout time.Duration
+	now               func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
 }
 
 func defaultConfig() config {
 	return config{
-		logger:         slog.Default().With("subsystem", "swarmwage/market"),
-		httpClient:     &http.Client{},
-		window:         DefaultWindow,
-		maxDuration:    DefaultMaxDuration,
-		quoteTTL:       DefaultQuoteTTL,
-		concurrency:    max(4, 2*runtime.NumCPU()),
-		queue:          DefaultQueue,
-		outboxInterval: defaultOutboxInterval,
-		now:            time.Now,
+		logger:            slog.Default().With("subsystem", "swarmwage/market"),
+		httpClient:        &http.Client{},
+		window:            DefaultWindow,
+		maxDuration:       DefaultMaxDuration,
+		quoteTTL:          DefaultQuoteTTL,
+		concurrency:       max(4, 2*runtime.NumCPU()),
+		queue:             DefaultQueue,
+		outboxInterval:    defaultOutboxInterval,
+		readHeaderTimeout: readHeaderTimeout,
+		now:               time.Now,
 	}
 }
 
@@ -137,4 +140,9 @@ func OutboxInterval(d time.Duration) Option {
 // that buyers reject what was changed in transit.
 func withTamper(_ *testing.T, f func(*SignedListing)) Option {
 	return func(c *config) error { c.tamper = f; return nil }
+}
+
+// withReadHeaderTimeout shortens the read-header deadline of agent streams.
+func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
+	return func(c *config) error { c.readHeaderTimeout = d; return nil }
 }

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
-	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/builtin"
@@ -121,7 +120,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 // buyerOf is the authenticated peer that sent r (set by libp2p's HTTP
 // transport); plain-HTTP requests have none and cannot hire.
 func buyerOf(w http.ResponseWriter, r *http.Request) (peer.ID, bool) {
-	p := libp2phttp.ClientPeerID(r)
+	p := remotePeer(r)
 	if p == "" {
 		writeError(w, http.StatusUnauthorized, "hiring needs a libp2p stream: the buyer's peer ID signs the escrow")
 		return "", false
@@ -495,7 +494,7 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount):
 			status = http.StatusConflict
 		}
-		s.m.log.Debug("settle refused", "remote_peer", libp2phttp.ClientPeerID(r), "job", st.JobID, "err", err)
+		s.m.log.Debug("settle refused", "remote_peer", remotePeer(r), "job", st.JobID, "err", err)
 		writeError(w, status, err.Error())
 		return
 	}
