@@ -18,9 +18,34 @@ const (
 	capPerDay     = "per-day"
 )
 
-// ErrCapExceeded is returned when a hire would pass a spending cap; the
-// message names the cap and how to raise it.
-var ErrCapExceeded = errors.New("spending cap")
+// ErrCapExceeded is returned (as a *CapError) when a hire would pass a
+// spending cap.
+var ErrCapExceeded = errors.New("spending cap exceeded")
+
+// CapError is a refusal by the spending guard. Its message names the cap
+// and says how to raise it.
+type CapError struct {
+	// Cap is "per-hire", "per-session" or "per-day".
+	Cap string
+	// Limit is the cap and Left what is left of it, in micro-credits.
+	Limit, Left int64
+	msg         string
+}
+
+var _ error = (*CapError)(nil)
+
+func (e *CapError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is(err, ErrCapExceeded) hold.
+func (e *CapError) Unwrap() error { return ErrCapExceeded }
+
+// short is the refusal in a few words, for a seller list.
+func (e *CapError) short() string {
+	if e.Cap == capPerHire {
+		return "over the per-hire cap of " + capText(e.Limit)
+	}
+	return fmt.Sprintf("over what is left of the %s cap (%s of %s)", e.Cap, escrow.FormatAmount(e.Left), capText(e.Limit))
+}
 
 // guard enforces Limits for one Server: the per-hire cap on each hire, the
 // per-session cap on the sum of this server's hires, and the per-day cap on
@@ -90,8 +115,8 @@ func (g *guard) allows(price, spentToday int64) error {
 func (g *guard) plan(asked, spentToday int64) (grant, error) {
 	l := g.limits
 	if l.MaxPerHire > 0 && asked > l.MaxPerHire {
-		return grant{}, fmt.Errorf("%w: refused: max_price %s is over the per-hire cap of %s. Ask again with max_price at most %s, or have the node's owner raise the cap (%s).",
-			ErrCapExceeded, escrow.FormatAmount(asked), capText(l.MaxPerHire), escrow.FormatAmount(l.MaxPerHire), g.howToRaise("--max-per-hire", KeyMaxPerHire))
+		return grant{}, &CapError{Cap: capPerHire, Limit: l.MaxPerHire, Left: l.MaxPerHire, msg: fmt.Sprintf("Refused: max_price %s is over the per-hire cap of %s. Ask again with max_price at most %s, or have the node's owner raise the cap (%s).",
+			escrow.FormatAmount(asked), capText(l.MaxPerHire), escrow.FormatAmount(l.MaxPerHire), g.howToRaise("--max-per-hire", KeyMaxPerHire))}
 	}
 	sessionUsed := g.spent + g.pending
 	dayUsed := spentToday + g.pending
@@ -115,12 +140,12 @@ func (g *guard) plan(asked, spentToday int64) (grant, error) {
 		left := c.limit - c.used
 		switch {
 		case left <= 0:
-			return grant{}, fmt.Errorf("%w: refused: the %s cap of %s is used up (%s %s). %s",
-				ErrCapExceeded, c.name, capText(c.limit), escrow.FormatAmount(c.used), c.note, g.raiseSentence(c.name, c.flag, c.key))
+			return grant{}, &CapError{Cap: c.name, Limit: c.limit, msg: fmt.Sprintf("Refused: the %s cap of %s is used up (%s %s). %s",
+				c.name, capText(c.limit), escrow.FormatAmount(c.used), c.note, g.raiseSentence(c.name, c.flag, c.key))}
 		case asked > left:
-			return grant{}, fmt.Errorf("%w: refused: this hire may cost up to %s (max_price) but only %s of the %s cap of %s is left (%s %s). Ask with max_price at most %s, or %s",
-				ErrCapExceeded, escrow.FormatAmount(asked), escrow.FormatAmount(left), c.name, capText(c.limit), escrow.FormatAmount(c.used), c.note,
-				escrow.FormatAmount(left), lowerFirst(g.raiseSentence(c.name, c.flag, c.key)))
+			return grant{}, &CapError{Cap: c.name, Limit: c.limit, Left: left, msg: fmt.Sprintf("Refused: this hire may cost up to %s (max_price) but only %s of the %s cap of %s is left (%s %s). Ask with max_price at most %s, or %s",
+				escrow.FormatAmount(asked), escrow.FormatAmount(left), c.name, capText(c.limit), escrow.FormatAmount(c.used), c.note,
+				escrow.FormatAmount(left), lowerFirst(g.raiseSentence(c.name, c.flag, c.key)))}
 		case asked == 0 && (gr.maxPrice == 0 || left < gr.maxPrice):
 			gr.maxPrice, gr.limitedBy = left, c.name
 		}

@@ -296,8 +296,9 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 		case perr != nil:
 			doc.WithinLimits, doc.LimitNote = false, "unreadable price"
 		default:
-			if err := s.guard.allows(price, spentToday); err != nil {
-				doc.WithinLimits, doc.LimitNote = false, strings.TrimPrefix(err.Error(), ErrCapExceeded.Error()+": ")
+			var ce *CapError
+			if err := s.guard.allows(price, spentToday); errors.As(err, &ce) {
+				doc.WithinLimits, doc.LimitNote = false, ce.short()
 			}
 		}
 		out.Sellers = append(out.Sellers, doc)
@@ -449,7 +450,7 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 	}
 	gr, err := s.guard.reserve(args.maxPrice, spentToday)
 	if err != nil {
-		return nil, hireOut{}, errors.New(strings.TrimPrefix(err.Error(), ErrCapExceeded.Error()+": "))
+		return nil, hireOut{}, err
 	}
 	hreq := node.HireRequest{
 		Capability: in.Capability, Input: args.input, Seller: in.Seller,
