@@ -174,7 +174,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"unknown flag", []string{"--repo", repo, "find", "--bogus", "text"}, "flag provided but not defined"},
 		{"unknown global flag", []string{"--bogus"}, "flag provided but not defined"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
-		{"unknown subcommand", []string{"sell", "frobnicate"}, "valid: add, list, remove"},
+		{"unknown subcommand", []string{"sell", "frobnicate"}, "unknown subcommand \"frobnicate\" for sell; valid: add"},
 		{"missing repo", []string{"--repo", missing, "sell", "list"}, "run 'swarmwage init'"},
 		{"missing repo for daemon", []string{"--repo", missing, "daemon"}, "run 'swarmwage init'"},
 		{"init over a repo", []string{"--repo", repo, "init"}, "repo already exists"},
