@@ -33,8 +33,9 @@ type BenchOptions struct {
 	// N is the number of warm jobs timed one by one and of jobs run for
 	// the throughput figure. Defaults to 50.
 	N int
-	// Concurrency is how many jobs are in flight for the throughput
-	// figure. Defaults to GOMAXPROCS.
+	// Concurrency is how many jobs are in flight, and may execute at once
+	// (WithMaxConcurrent), for the throughput figure. Defaults to
+	// GOMAXPROCS.
 	Concurrency int
 	// Python3 is the native interpreter to compare CPU-bound speed with.
 	// Defaults to python3 on the PATH; none found leaves the ratio nil.

@@ -50,7 +50,7 @@ func defaultConfig() config {
 		poolSize:      DefaultPoolSize,
 		memoryMB:      DefaultMemoryLimitMB,
 		outputLimit:   DefaultOutputLimit,
-		maxConcurrent: runtime.GOMAXPROCS(0),
+		maxConcurrent: defaultMaxConcurrent(),
 	}
 }
 
@@ -121,10 +121,14 @@ func WithOutputLimit(bytes int) Option {
 // WithMaxConcurrent sets how many jobs execute at once; the others wait
 // (their timeout starts when they run, their ctx bounds the wait). More jobs
 // than cores only slow each other towards their timeouts. Defaults to
-// GOMAXPROCS.
+// GOMAXPROCS-1, at least 1: the Go scheduler cannot preempt wasm code, so
+// a busy guest holds its P until it calls the host or ends, and the rest of
+// the node (network, timers) needs one left free.
 func WithMaxConcurrent(n int) Option {
 	return func(c *config) error {
 		c.maxConcurrent = n
 		return nil
 	}
 }
+
+func defaultMaxConcurrent() int { return max(1, runtime.GOMAXPROCS(0)-1) }

@@ -174,7 +174,8 @@ type Sandbox struct {
 	// ready holds pre-started interpreters waiting for code. Its capacity
 	// is poolSize-1: the filler holds one more while blocked on the send.
 	ready chan *instance
-	// running holds a token per job in progress (WithMaxConcurrent).
+	// running holds a token per goroutine executing wasm: a job, or a
+	// start-up in the filler (WithMaxConcurrent).
 	running chan struct{}
 	// idle counts pre-started interpreters, the one the filler holds included.
 	idle atomic.Int64
@@ -349,7 +350,15 @@ func (s *Sandbox) take(ctx context.Context) (*instance, error) {
 func (s *Sandbox) fill() {
 	defer s.wg.Done()
 	for {
+		// Start-up runs wasm too: it takes a slot like a job, so a job
+		// never shares its core with a start-up and the node keeps a core.
+		select {
+		case s.running <- struct{}{}:
+		case <-s.ctx.Done():
+			return
+		}
 		inst, err := s.start(s.ctx)
+		<-s.running
 		if err != nil {
 			if s.ctx.Err() != nil {
 				return

@@ -167,7 +167,7 @@ func benchSandboxCommand() *cli.Command {
 			"cpu_ratio_vs_python3 is null when no python3 is on the PATH.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: benchNFlag, Value: 50, Usage: "jobs timed for latency and for throughput"},
-			&cli.IntFlag{Name: concurrencyFlag, Value: runtime.GOMAXPROCS(0), Usage: "jobs in flight for the throughput figure"},
+			&cli.IntFlag{Name: concurrencyFlag, Value: runtime.GOMAXPROCS(0), Usage: "jobs in flight, and executing at once, for the throughput figure (default GOMAXPROCS)"},
 			jsonOutFlag(),
 		},
 		Action: benchSandbox,
