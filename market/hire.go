@@ -244,15 +244,18 @@ func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQu
 			return SignedQuote{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 		}
 	}
-	body, _ := json.Marshal(QuoteRequest{Capability: req.Capability})
-	qctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	defer cancel()
-	var q SignedQuote
-	if _, _, err := m.client.do(qctx, s.Peer, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q); err != nil {
-		return SignedQuote{}, err
-	}
-	if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
-		return SignedQuote{}, err
+	q, ok := m.cachedQuote(s.Peer.ID, req.Capability)
+	if !ok {
+		body, _ := json.Marshal(QuoteRequest{Capability: req.Capability})
+		qctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		defer cancel()
+		if _, _, err := m.client.do(qctx, s.Peer, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q); err != nil {
+			return SignedQuote{}, err
+		}
+		if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
+			return SignedQuote{}, err
+		}
+		m.keepQuote(q)
 	}
 	if req.MaxPrice > 0 && int64(q.Quote.Price) > req.MaxPrice {
 		return SignedQuote{}, fmt.Errorf("quote of %s is over the maximum price", q.Quote.Price)
@@ -282,9 +285,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
 		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, Input: req.Input, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
 	}
-	if err := m.jobs.put(rec); err != nil {
-		return m.refund(res, "buyer could not record the job", nil, err)
-	}
+	m.jobs.putAsync(rec, m.logJobWrite)
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {
@@ -293,6 +294,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	out, delivery, runErr := m.runJob(ctx, s.Peer, lock, jobBody, req.Progress)
 	var se *StatusError
 	if errors.As(runErr, &se) {
+		m.dropQuote(s.Peer.ID, req.Capability)
 		// Refused before it started: refund, and let Hire try the next seller.
 		r, err := m.refund(res, "seller refused the job: "+se.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, se))
 		if err == nil || errors.Is(err, ErrJobFailed) {
@@ -546,4 +548,43 @@ func (m *Market) RefundDelivered(ctx context.Context, jobID, reason string) (esc
 	_ = m.jobs.update(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
 	m.sendSettle(ctx, peer.AddrInfo{ID: rec.Seller, Addrs: m.host.Peerstore().Addrs(rec.Seller)}, st)
 	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+}
+
+func (m *Market) logJobWrite(err error) { m.log.Warn("record job", "err", err) }
+
+// quoteReuseMargin is how much validity a kept quote must have left to be
+// used for another job. A quote is an offer valid until it expires, for
+// any number of jobs; reusing it saves a round trip per hire. The margin
+// covers the job request's trip to the seller.
+const quoteReuseMargin = 10 * time.Second
+
+func quoteKey(seller peer.ID, capID string) string { return seller.String() + "/" + capID }
+
+// cachedQuote returns a kept quote of seller for capID that is still valid
+// for long enough.
+func (m *Market) cachedQuote(seller peer.ID, capID string) (SignedQuote, bool) {
+	m.quoteMu.Lock()
+	defer m.quoteMu.Unlock()
+	q, ok := m.quotes[quoteKey(seller, capID)]
+	if !ok {
+		return SignedQuote{}, false
+	}
+	exp, err := q.Quote.Expires()
+	if err != nil || exp.Sub(m.cfg.now()) < quoteReuseMargin {
+		delete(m.quotes, quoteKey(seller, capID))
+		return SignedQuote{}, false
+	}
+	return q, true
+}
+
+func (m *Market) keepQuote(q SignedQuote) {
+	m.quoteMu.Lock()
+	m.quotes[quoteKey(q.Quote.Seller, q.Quote.Capability)] = q
+	m.quoteMu.Unlock()
+}
+
+func (m *Market) dropQuote(seller peer.ID, capID string) {
+	m.quoteMu.Lock()
+	delete(m.quotes, quoteKey(seller, capID))
+	m.quoteMu.Unlock()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -67,6 +68,47 @@ type JobRecord struct {
 // jobs stores job records and ratings.
 type jobs struct {
 	db *badger.DB
+
+	// Records written in the background (putAsync): readers of the same
+	// job wait for them. wg tracks the writers so Close can wait.
+	mu      sync.Mutex
+	pending map[string]chan struct{}
+	wg      sync.WaitGroup
+}
+
+// putAsync stores r in the background. A job record is bookkeeping, not
+// money (the escrow holds that, durably, first), so the hire does not wait
+// for its fsync; the record's next read or update does.
+func (j *jobs) putAsync(r JobRecord, log func(error)) {
+	k := string(jobKey(r.Role, r.JobID))
+	done := make(chan struct{})
+	j.mu.Lock()
+	if j.pending == nil {
+		j.pending = make(map[string]chan struct{})
+	}
+	j.pending[k] = done
+	j.mu.Unlock()
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		if err := j.put(r); err != nil && log != nil {
+			log(err)
+		}
+		j.mu.Lock()
+		delete(j.pending, k)
+		j.mu.Unlock()
+		close(done)
+	}()
+}
+
+// settle waits for a background write of role's record of jobID.
+func (j *jobs) settle(role, jobID string) {
+	j.mu.Lock()
+	done := j.pending[string(jobKey(role, jobID))]
+	j.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 func (j *jobs) put(r JobRecord) error {
@@ -82,6 +124,7 @@ func (j *jobs) put(r JobRecord) error {
 }
 
 func (j *jobs) get(role, jobID string) (JobRecord, error) {
+	j.settle(role, jobID)
 	var r JobRecord
 	err := j.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(jobKey(role, jobID))
@@ -101,6 +144,7 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 
 // update applies fn to the stored record of jobID in one transaction.
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
+	j.settle(role, jobID)
 	for range 10 {
 		err := j.db.Update(func(txn *badger.Txn) error {
 			item, err := txn.Get(jobKey(role, jobID))

@@ -41,6 +41,9 @@ type Market struct {
 	findMu    sync.Mutex
 	findCache map[string]cachedFind
 
+	quoteMu sync.Mutex
+	quotes  map[string]SignedQuote // kept quotes, by seller and capability
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -85,6 +88,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		cancel:     cancel,
 		outboxKick: make(chan struct{}, 1),
 		findCache:  make(map[string]cachedFind),
+		quotes:     make(map[string]SignedQuote),
 	}
 	m.server = newServer(store, h.ID(), cfg)
 	newSeller(m).register(m.server.mux)
@@ -118,6 +122,7 @@ func (m *Market) Close() error {
 	m.closeOnce.Do(func() {
 		m.cancel()
 		m.wg.Wait()
+		m.jobs.wg.Wait()
 	})
 	return nil
 }

@@ -293,11 +293,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		CreatedAt: s.m.cfg.now().UTC(),
 	}
 	rec.UpdatedAt = rec.CreatedAt
-	if err := s.m.jobs.put(rec); err != nil {
-		_ = s.m.escrow.FailJob(r.Context(), lock.JobID, "seller could not record the job")
-		writeError(w, http.StatusInternalServerError, "cannot record job")
-		return
-	}
+	s.m.jobs.putAsync(rec, s.m.logJobWrite)
 	s.runJob(w, r, o, lock, req.Input)
 }
 
