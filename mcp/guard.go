@@ -120,12 +120,12 @@ func (g *guard) plan(asked, spentToday int64) (grant, error) {
 	}
 	sessionUsed := g.spent + g.pending
 	dayUsed := spentToday + g.pending
-	type cap struct {
+	type capRow struct {
 		name, flag, key string
 		limit, used     int64
 		note            string
 	}
-	caps := []cap{
+	caps := []capRow{
 		{capPerSession, "--max-per-session", KeyMaxPerSession, l.MaxPerSession, sessionUsed, "spent or reserved in this MCP session"},
 		{capPerDay, "--max-per-day", KeyMaxPerDay, l.MaxPerDay, dayUsed, "spent by this node today, counted from its escrow records, plus hires in flight"},
 	}
