@@ -27,8 +27,9 @@ import (
 )
 
 const (
-	// maxAPIBody caps a control API request body.
-	maxAPIBody = 1 << 20
+	// maxAPIBody caps a control API request body: a hire carries its input,
+	// base64 images up to verify.MaxInputSize among them.
+	maxAPIBody = verify.MaxInputSize + 1<<20
 	// maxFindTimeout caps the timeout a find request may ask for.
 	maxFindTimeout = 2 * time.Minute
 )
