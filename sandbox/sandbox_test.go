@@ -252,9 +252,11 @@ func TestTimeoutKillsInfiniteLoop(t *testing.T) {
 	require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode)
 	require.Equal(t, "started\n", res.Stdout, "output before the kill is kept")
 	require.GreaterOrEqual(t, res.DurationMS, int64(200))
-	// A sanity bound, not a timing assertion: the overshoot is measured
-	// by BenchmarkTimeoutOvershoot.
-	require.Less(t, elapsed, 2200*time.Millisecond)
+	// Sanity bounds, not timing assertions (the overshoot is measured by
+	// BenchmarkTimeoutOvershoot): the kill itself, and the whole call with
+	// any wait for a free slot on a busy machine.
+	require.Less(t, res.DurationMS, int64(2200))
+	require.Less(t, elapsed, 10*time.Second)
 
 	// The sandbox still works afterwards.
 	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "print('ok')"}).Stdout)
@@ -274,7 +276,8 @@ func TestSleepWorksAndIsCutByTimeout(t *testing.T) {
 	begin := time.Now()
 	res = run(t, s, sandbox.Request{Code: "import time; time.sleep(60)", TimeoutMS: 200})
 	require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode)
-	require.Less(t, time.Since(begin), 2200*time.Millisecond)
+	require.Less(t, res.DurationMS, int64(2200))
+	require.Less(t, time.Since(begin), 10*time.Second)
 }
 
 func TestMemoryBombEndsJobNotProcess(t *testing.T) {
@@ -308,7 +311,7 @@ func TestRandomnessDiffersBetweenRuns(t *testing.T) {
 func TestClocks(t *testing.T) {
 	s := sharedSandbox(t)
 	require.NoError(t, s.WaitReady(t.Context()))
-	time.Sleep(300 * time.Millisecond) // the interpreter idles in the pool
+	time.Sleep(1500 * time.Millisecond) // the interpreter idles in the pool
 	res := run(t, s, sandbox.Request{Code: "import time; print(time.monotonic(), time.perf_counter(), time.time())"})
 	require.Equal(t, 0, res.ExitCode, res.Stderr)
 	f := strings.Fields(res.Stdout)
@@ -319,9 +322,9 @@ func TestClocks(t *testing.T) {
 	require.NoError(t, err)
 	wall, err := strconv.ParseFloat(f[2], 64)
 	require.NoError(t, err)
-	// Near zero: neither the host's uptime nor the 300 ms in the pool.
-	require.Less(t, mono, 0.25)
-	require.Less(t, perf, 0.25)
+	// Near zero: neither the host's uptime nor the 1.5 s in the pool.
+	require.Less(t, mono, 1.0)
+	require.Less(t, perf, 1.0)
 	require.InDelta(t, float64(time.Now().UnixNano())/1e9, wall, 5, "the wall clock is real")
 }
 
@@ -399,7 +402,7 @@ func TestCallerCancelStopsJob(t *testing.T) {
 	begin := time.Now()
 	_, err := s.Run(ctx, sandbox.Request{Code: "while True: pass", TimeoutMS: 30000})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Less(t, time.Since(begin), 2200*time.Millisecond)
+	require.Less(t, time.Since(begin), 10*time.Second, "well before the job's own 30 s timeout")
 }
 
 func TestCloseIsIdempotentAndStopsJobs(t *testing.T) {
