@@ -17,10 +17,17 @@ import (
 // of the interpreter on a busy machine.
 func sandboxCLI(t *testing.T, limit time.Duration, args ...string) cliResult {
 	t.Helper()
+	return sandboxCLIIn(t, limit, "", args...)
+}
+
+// sandboxCLIIn is sandboxCLI with stdin.
+func sandboxCLIIn(t *testing.T, limit time.Duration, stdin string, args ...string) cliResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO=", "XDG_CACHE_HOME=")
+	cmd.Stdin = bytes.NewBufferString(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -70,6 +77,12 @@ func TestSandboxRun(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join(repo, "cache", "wazero"))
 	require.NoError(t, err)
 	require.NotEmpty(t, entries, "the compiled module is cached in the repo")
+
+	t.Run("program on stdin", func(t *testing.T) {
+		res := sandboxCLIIn(t, 3*time.Minute, "print(6 * 7)\n", "--repo", repo, "sandbox", "run", "--file", "-")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		require.Equal(t, "42\n", res.Stdout)
+	})
 
 	t.Run("json", func(t *testing.T) {
 		res := sandboxCLI(t, 3*time.Minute, "--repo", repo, "sandbox", "run", "--json", "--code", "import sys; print('out'); sys.exit(5)")
