@@ -5,78 +5,33 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/dht"
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/mcp"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/nodetest"
 )
 
 // testNetwork is the private network of these tests: loopback only.
 const testNetwork = "mcptest"
 
-func init() {
-	// Several in-process nodes need many file descriptors.
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-}
+func init() { nodetest.RaiseFileLimit() }
 
-func newRepo(t testing.TB) *node.Repo {
-	t.Helper()
-	cfg := node.DefaultConfig(testNetwork)
-	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.API = "127.0.0.1:0"
-	repo, err := node.Init(t.TempDir(), cfg)
-	require.NoError(t, err)
-	return repo
-}
+func newRepo(t testing.TB) *node.Repo { return nodetest.NewRepo(t, testNetwork) }
 
 func startNode(t testing.TB, repo *node.Repo, boot ...*node.Node) *node.Node {
-	t.Helper()
-	var addrs []string
-	for _, b := range boot {
-		for _, a := range b.Host.Addrs() {
-			addrs = append(addrs, a.String()+"/p2p/"+b.Host.ID().String())
-		}
-	}
-	n, err := node.New(context.Background(), repo, node.Options{
-		Bootstrap:  addrs,
-		DHTOptions: []dht.Option{dht.CacheRefresh(time.Hour)},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { n.Close() })
-	require.NoError(t, n.Start(context.Background()))
-	return n
+	return nodetest.Start(t, repo, node.Options{}, boot...)
 }
 
-func waitReady(t testing.TB, nodes ...*node.Node) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		for _, n := range nodes {
-			if n.Routing.RoutingTableSize() == 0 || n.Routing.Pending() > 0 {
-				return false
-			}
-		}
-		return true
-	}, 60*time.Second, 50*time.Millisecond)
-}
-
-func amount(t testing.TB, s string) int64 {
-	t.Helper()
-	v, err := escrow.ParseAmount(s)
-	require.NoError(t, err)
-	return v
-}
+var (
+	waitReady = nodetest.WaitReady
+	amount    = nodetest.Amount
+)
 
 // Capabilities the test seller sells.
 const (

@@ -5,90 +5,34 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/dht"
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/nodetest"
 )
 
 // testNetwork is the private network of these tests: never amino, never
 // dialing out.
 const testNetwork = "nodetest"
 
-func init() {
-	// Many in-process nodes need many file descriptors.
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-}
+func init() { nodetest.RaiseFileLimit() }
 
-// newRepo creates a repo for a loopback-only node.
-func newRepo(t testing.TB, dir string) *node.Repo {
-	t.Helper()
-	cfg := node.DefaultConfig(testNetwork)
-	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.API = "127.0.0.1:0"
-	repo, err := node.Init(dir, cfg)
-	require.NoError(t, err)
-	return repo
-}
+func newRepo(t testing.TB, dir string) *node.Repo { return nodetest.NewRepoAt(t, dir, testNetwork) }
 
-// startNode starts a node from repo, bootstrapping from boot.
 func startNode(t testing.TB, repo *node.Repo, boot ...*node.Node) *node.Node {
-	t.Helper()
-	var addrs []string
-	for _, b := range boot {
-		for _, a := range p2pAddrs(b) {
-			addrs = append(addrs, a)
-		}
-	}
-	n, err := node.New(context.Background(), repo, node.Options{
-		Bootstrap:  addrs,
-		DHTOptions: []dht.Option{dht.CacheRefresh(time.Hour)},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { n.Close() })
-	require.NoError(t, n.Start(context.Background()))
-	return n
+	return nodetest.Start(t, repo, node.Options{}, boot...)
 }
 
-func p2pAddrs(n *node.Node) []string {
-	var out []string
-	for _, a := range n.Host.Addrs() {
-		out = append(out, a.String()+"/p2p/"+n.Host.ID().String())
-	}
-	return out
-}
-
-// waitReady polls until every node has DHT peers and has provided every
-// capability it announced.
-func waitReady(t testing.TB, nodes ...*node.Node) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		for _, n := range nodes {
-			if n.Routing.RoutingTableSize() == 0 || n.Routing.Pending() > 0 {
-				return false
-			}
-		}
-		return true
-	}, 60*time.Second, 50*time.Millisecond)
-}
-
-func mustAmount(t testing.TB, s string) int64 {
-	t.Helper()
-	v, err := escrow.ParseAmount(s)
-	require.NoError(t, err)
-	return v
-}
+var (
+	waitReady  = nodetest.WaitReady
+	mustAmount = nodetest.Amount
+	p2pAddrs   = nodetest.Addrs
+)
 
 func list(t testing.TB, n *node.Node, capID, price string) {
 	t.Helper()

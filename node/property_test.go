@@ -15,10 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/nodetest"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -83,7 +83,6 @@ func TestConcurrentHiresWithFailuresConserveCredits(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	opts := node.Options{
-		DHTOptions:    []dht.Option{dht.CacheRefresh(time.Hour)},
 		MarketOptions: []market.Option{market.VerificationWindow(2 * time.Second), market.OutboxInterval(200 * time.Millisecond)},
 		EscrowOptions: []escrow.Option{escrow.WithSettleGrace(time.Second), escrow.WithTimerInterval(100 * time.Millisecond)},
 	}
@@ -165,13 +164,5 @@ func TestConcurrentHiresWithFailuresConserveCredits(t *testing.T) {
 }
 
 func startNodeOpts(t testing.TB, repo *node.Repo, opts node.Options, boot ...*node.Node) *node.Node {
-	t.Helper()
-	for _, b := range boot {
-		opts.Bootstrap = append(opts.Bootstrap, p2pAddrs(b)...)
-	}
-	n, err := node.New(context.Background(), repo, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { n.Close() })
-	require.NoError(t, n.Start(context.Background()))
-	return n
+	return nodetest.Start(t, repo, opts, boot...)
 }
