@@ -75,6 +75,9 @@ func readFileLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSellerFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

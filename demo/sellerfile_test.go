@@ -111,6 +111,7 @@ func TestParseSellerFileNamesTheProblem(t *testing.T) {
 		{"missing capability", "[[listing]]\nprice = \"1\"", "capability is missing"},
 		{"bad network", "network = \"Local Net\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"", "config network"},
 		{"not toml", "[[listing]\n", "bad seller file"},
+		{"skillcard not a file", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nskillcard = \"/dev/zero\"", "not a regular file"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
