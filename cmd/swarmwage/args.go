@@ -112,9 +112,15 @@ func isUsageError(err error) bool {
 
 // completeTree gives every command a usage-error hook that maps to exit 2, and
 // every command group an action that names its valid subcommands.
+//
+// Every command also takes --repo itself, so "swarmwage init --repo DIR"
+// works as well as "swarmwage --repo DIR init" (the nearest one wins).
 func completeTree(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr(err) }
+		if !hasFlag(c.Flags, repoFlag) {
+			c.Flags = append(c.Flags, repoFlagDef())
+		}
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = groupAction(c)
 		}
@@ -146,4 +152,15 @@ func rootAction(c *cli.Context) error {
 		return cli.ShowAppHelp(c)
 	}
 	return usageErr(fmt.Errorf("unknown command %q; run 'swarmwage --help' for the list", c.Args().First()))
+}
+
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }

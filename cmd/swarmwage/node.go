@@ -127,10 +127,9 @@ func runDaemon(c *cli.Context) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.App.Writer, "Daemon is ready: peer %s on network %s, control API %s\n", info.PeerID, info.Network, n.APIURL())
-		for _, a := range info.Addrs {
-			fmt.Fprintf(c.App.Writer, "  listening on %s\n", a)
-		}
+		// One line, so scripts can wait for it.
+		fmt.Fprintf(c.App.Writer, "Daemon is ready: peer %s on network %s, control API %s, listening on %s\n",
+			info.PeerID, info.Network, n.APIURL(), strings.Join(info.Addrs, " "))
 	}
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()

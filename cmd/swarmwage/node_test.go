@@ -214,3 +214,20 @@ func TestCLIOfflineCommandsWorkWithoutDaemon(t *testing.T) {
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "swarmwage daemon")
 }
+
+// TestCLIRepoFlagAnywhere: --repo works before or after the command, and
+// $SWARMWAGE_REPO when neither is given.
+func TestCLIRepoFlagAnywhere(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	r := swarmwage(t, "init", "--repo", dir, "--network", "clitest")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, args := range [][]string{
+		{"--repo", dir, "id", "--json"},
+		{"id", "--repo", dir, "--json"},
+		{"id", "--json", "--repo", dir},
+	} {
+		r := swarmwage(t, args...)
+		require.Equal(t, 0, r.Code, "%v: %s", args, r.Stderr)
+		require.Contains(t, r.Stdout, `"network": "clitest"`)
+	}
+}

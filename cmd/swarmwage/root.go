@@ -66,10 +66,20 @@ func printJSON(c *cli.Context, v any) error {
 	return enc.Encode(v)
 }
 
-// repoDir resolves the repo: --repo, else $SWARMWAGE_REPO, else ~/.swarmwage.
+// repoFlagDef is the --repo flag, taken by the app and by every command.
+func repoFlagDef() cli.Flag {
+	return &cli.StringFlag{Name: repoFlag, Usage: "repo directory (default $" + repoEnv + " or ~/" + defaultRepo + ")"}
+}
+
+// repoDir resolves the repo: --repo (the command's, else the app's), else
+// $SWARMWAGE_REPO, else ~/.swarmwage.
 func repoDir(c *cli.Context) (string, error) {
-	if dir := c.String(repoFlag); dir != "" {
-		return filepath.Abs(dir)
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet(repoFlag) {
+			if dir := ctx.String(repoFlag); dir != "" {
+				return filepath.Abs(dir)
+			}
+		}
 	}
 	if dir := os.Getenv(repoEnv); dir != "" {
 		return filepath.Abs(dir)
@@ -115,11 +125,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:              stderr,
 		EnableBashCompletion:   true,
 		UseShortOptionHandling: false,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: repoFlag, Usage: "repo directory (default $" + repoEnv + " or ~/" + defaultRepo + ")"},
-		},
-		Commands: cmds,
-		Action:   rootAction,
+		Flags:                  []cli.Flag{repoFlagDef()},
+		Commands:               cmds,
+		Action:                 rootAction,
 		// main is the only place that exits: errors come back to run.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
