@@ -195,7 +195,11 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 
 	var owed int64
 	for _, job := range jobs {
-		opts.Step("hiring " + job.Capability)
+		if job.Capability == builtin.CapCodeSandboxed {
+			opts.Step("hiring " + job.Capability + " (a cold seller compiles its Python sandbox first: a few seconds)")
+		} else {
+			opts.Step("hiring " + job.Capability)
+		}
 		row, output := hire(ctx, buyer, job)
 		res.Hires = append(res.Hires, row)
 		if row.Outcome != node.OutcomeReleased {
@@ -341,9 +345,22 @@ func sellerAddrs(n *node.Node) []string {
 func waitReady(ctx context.Context, seller, buyer *node.Node) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
+	kicked := false
 	for {
-		if buyer.Routing.RoutingTableSize() > 0 && seller.Routing.RoutingTableSize() > 0 && seller.Routing.Pending() == 0 {
+		connected := buyer.Routing.RoutingTableSize() > 0 && seller.Routing.RoutingTableSize() > 0
+		if connected && seller.Routing.Pending() == 0 {
 			return nil
+		}
+		if connected && !kicked {
+			// The seller's first provide ran before the buyer joined and
+			// failed (no peers); announcing again retries now instead of at
+			// the next retry tick, seconds later.
+			if announced := seller.Routing.Announced(); len(announced) > 0 {
+				if err := seller.Routing.Announce(ctx, announced[0]); err != nil {
+					return fmt.Errorf("announce the seller's listings: %w", err)
+				}
+			}
+			kicked = true
 		}
 		select {
 		case <-ctx.Done():
