@@ -245,3 +245,26 @@ func TestSilentStreamIsClosed(t *testing.T) {
 	}
 	require.Less(t, time.Since(start), 5*time.Second)
 }
+
+func TestRuntimeDescriptorIsServedForTheSandboxOnly(t *testing.T) {
+	seller := setupPeer(t, nil, SandboxRuntime(func() any { return map[string]string{"language": "python", "engine": "wazero"} }))
+	buyer := setupPeer(t, nil)
+	addListing(t, seller, "code.execute.sandboxed", 10_000)
+	addListing(t, seller, "compute.statistics.mean", 10_000)
+	ctx := context.Background()
+	info := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
+	var rt map[string]string
+	code, _, err := buyer.market.client.do(ctx, info, "GET", "/capabilities/code.execute.sandboxed/runtime", nil, maxListingSize, &rt)
+	require.NoError(t, err)
+	require.Equal(t, 200, code)
+	require.Equal(t, "python", rt["language"])
+	_, _, err = buyer.market.client.do(ctx, info, "GET", "/capabilities/compute.statistics.mean/runtime", nil, maxListingSize, nil)
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, 404, se.Code)
+
+	var schema SchemaResponse
+	_, _, err = buyer.market.client.do(ctx, info, "GET", "/capabilities/compute.statistics.mean/schema", nil, maxListingSize, &schema)
+	require.NoError(t, err)
+	require.Contains(t, string(schema.InputSchema), `"data"`)
+}
