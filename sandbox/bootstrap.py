@@ -1,5 +1,6 @@
-# The guest side of the job protocol, run by `python -S -B -c`. It starts
-# CPython, then blocks reading the job from stdin: 8 bytes of little-endian
+# The guest side of the job protocol. New compiles it once into the module
+# _swarmwage_boot, which `python -S -B -c "import _swarmwage_boot"` runs (see
+# bootstrap.go). It starts CPython, then blocks reading the job from stdin: 8 bytes of little-endian
 # code length, the code (UTF-8), and after it the job's own stdin. Everything
 # before that read is paid while the interpreter waits in the pool.
 def _boot():
@@ -10,6 +11,7 @@ def _boot():
     posix.unsetenv("PYTHONHOME")
     posix.environ.clear()
     sys.path[:] = ["/python/lib/python3.12"]
+    sys.modules.pop("_swarmwage_boot", None)
 
     # CPython's sleep asks WASI for an absolute-deadline clock wait, which
     # wazero refuses; select with a relative timeout reaches the host's

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,9 +18,6 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
-//go:embed bootstrap.py
-var bootstrap string
-
 // Cancellation causes of an instance, told apart once it has stopped.
 var (
 	errTimeout    = errors.New("job timed out")
@@ -34,10 +30,10 @@ var (
 // only), no environment but PYTHONHOME (which the bootstrap removes), no
 // sockets (none are configured), the real wall clock and real entropy
 // (wazero's defaults are fake and deterministic).
-func guestConfig(stdlib fs.FS) wazero.ModuleConfig {
+func guestConfig(stdlib fs.FS, args []string) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName(""). // anonymous: many instances of one module at once
-		WithArgs("python", "-S", "-B", "-c", bootstrap).
+		WithArgs(args...).
 		WithEnv("PYTHONHOME", stdlibHome).
 		WithFSConfig(wazero.NewFSConfig().WithFSMount(stdlib, stdlibHome)).
 		WithRandSource(rand.Reader).

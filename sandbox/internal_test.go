@@ -92,7 +92,7 @@ func TestJobReaderServesPayloadThenEOF(t *testing.T) {
 func TestStdlibFromBuild(t *testing.T) {
 	b, err := loadBuild()
 	require.NoError(t, err)
-	require.NoError(t, fstest.TestFS(b.stdlib, "lib/python3.12/os.pyc", "lib/python3.12/encodings/utf_8.pyc", "lib/python3.12/json/__init__.pyc"))
+	require.NoError(t, fstest.TestFS(newMemFS(b.stdlib), "lib/python3.12/os.pyc", "lib/python3.12/encodings/utf_8.pyc", "lib/python3.12/json/__init__.pyc"))
 }
 
 func TestMemFS(t *testing.T) {

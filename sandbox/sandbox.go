@@ -238,8 +238,15 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	if s.module, err = s.runtime.CompileModule(ctx, build.wasm); err != nil {
 		return nil, fmt.Errorf("compile python.wasm: %w", err)
 	}
-	s.guest = guestConfig(build.stdlib)
 	s.alloc = newMemoryAllocator()
+	boot, err := s.bootstrapPyc(ctx, build.stdlib, build.sha256)
+	if err != nil {
+		// Still correct, only ~12 ms slower per start-up.
+		s.log.Warn("precompile the bootstrap; compiling it at every start-up", "err", err)
+	} else {
+		build.stdlib[bootModulePath] = boot
+	}
+	s.guest = guestConfig(newMemFS(build.stdlib), guestArgs(err == nil))
 	s.info = Runtime{
 		Capability:    Capability,
 		Language:      LanguagePython,

@@ -482,3 +482,21 @@ func TestBuildFilesWellFormed(t *testing.T) {
 	require.Equal(t, sharedSandbox(t).Runtime().PythonVersion+"\n", string(version))
 	require.Equal(t, strings.Fields(string(sum))[0], sharedSandbox(t).Runtime().BuildSHA256)
 }
+
+// The bootstrap is compiled once per build and kept in the cache dir; a
+// damaged cached copy is replaced, not trusted.
+func TestBootstrapCachedInCacheDir(t *testing.T) {
+	sharedSandbox(t)
+	paths, err := filepath.Glob(filepath.Join(env.cacheDir, "python-bootstrap-*.pyc"))
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	good, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(paths[0], []byte("junk"), 0o600))
+	s := setupSandbox(t, sandbox.WithPoolSize(0))
+	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "print('ok')"}).Stdout)
+	again, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	require.Equal(t, good, again)
+}

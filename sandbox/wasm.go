@@ -52,7 +52,7 @@ var (
 // build is the interpreter as loaded from the embedded files.
 type build struct {
 	wasm    []byte
-	stdlib  fs.FS
+	stdlib  map[string][]byte // path under stdlibHome -> contents
 	version string
 	sha256  string
 }
@@ -228,9 +228,9 @@ func (r *wasmReader) bytes(n uint32) []byte {
 	return b
 }
 
-// stdlibFS finds the standard library zip in the memory image and unzips it
-// into a read-only in-memory tree rooted so that it mounts at stdlibHome.
-func stdlibFS(image []byte) (fs.FS, error) {
+// stdlibFS finds the standard library zip in the memory image and unzips it,
+// keyed by path under stdlibHome (newMemFS makes the tree).
+func stdlibFS(image []byte) (map[string][]byte, error) {
 	zr, err := findZip(image)
 	if err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func stdlibFS(image []byte) (fs.FS, error) {
 		total += len(data)
 		files[name] = data
 	}
-	return newMemFS(files), nil
+	return files, nil
 }
 
 // findZip looks for the end-of-central-directory record whose directory
