@@ -25,7 +25,9 @@ import (
 	badgerds "github.com/ipfs/go-ds-badger4"
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
 
 	"github.com/swarmwage/swarmwage/dht"
@@ -112,7 +114,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0); err != nil {
+	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0, n.relayCandidates); err != nil {
 		return nil, err
 	}
 	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
@@ -175,7 +177,7 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 // resource manager on. A node that bootstraps from no one is a bootstrap
 // node and also runs a relay v2 service so NAT'd sellers get a circuit
 // address.
-func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool) (host.Host, error) {
+func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool, relays autorelay.PeerSource) (host.Host, error) {
 	opts := []libp2p.Option{
 		libp2p.Identity(repo.Key),
 		libp2p.ListenAddrStrings(cfg.Listen...),
@@ -183,6 +185,10 @@ func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool) (
 		libp2p.UserAgent(UserAgent),
 		libp2p.EnableHolePunching(),
 		libp2p.EnableAutoNATv2(),
+		// When AutoNAT finds this node unreachable, reserve a slot on a
+		// relay found among DHT peers, so buyers can reach a NAT'd seller
+		// through a circuit address (and hole punching upgrades it).
+		libp2p.EnableAutoRelayWithPeerSource(relays),
 	}
 	if isBootstrap {
 		opts = append(opts, libp2p.EnableRelayService())
@@ -192,6 +198,30 @@ func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool) (
 		return nil, fmt.Errorf("start libp2p host: %w", err)
 	}
 	return h, nil
+}
+
+// relayCandidates offers peers of the DHT routing table as relay
+// candidates to AutoRelay; it only asks when this node is unreachable.
+func (n *Node) relayCandidates(ctx context.Context, num int) <-chan peer.AddrInfo {
+	ch := make(chan peer.AddrInfo)
+	go func() {
+		defer close(ch)
+		if n.Routing == nil {
+			return
+		}
+		for _, p := range n.Routing.DHT().RoutingTable().ListPeers() {
+			if num <= 0 {
+				return
+			}
+			select {
+			case ch <- n.Host.Peerstore().PeerInfo(p):
+				num--
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 // Start bootstraps the DHT, serves the agent endpoint, announces every
