@@ -242,3 +242,32 @@ func lockParams(seller *testPeer, q SignedQuote) escrow.LockParams {
 		Amount: int64(q.Quote.Price), Deadline: time.Now().Add(10 * time.Second), Window: q.Quote.Window(),
 	}
 }
+
+// TestHireSkipsASellerThatFailsBeforeTheLock: the cheapest seller is gone
+// by the time the buyer asks for a quote; the hire goes to the next one and
+// nothing is locked for the dead one.
+func TestHireSkipsASellerThatFailsBeforeTheLock(t *testing.T) {
+	reg, err := builtin.New()
+	require.NoError(t, err)
+	boot := setupPeer(t, nil)
+	cheap := setupPeer(t, boot, Builtin(reg))
+	dear := setupPeer(t, boot, Builtin(reg))
+	buyer := setupPeer(t, boot)
+	addListing(t, cheap, "compute.statistics.mean", 10_000)
+	addListing(t, dear, "compute.statistics.mean", 20_000)
+	waitProvided(t, boot, cheap, dear, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	res, err := buyer.market.findCached(ctx, "compute.statistics.mean")
+	require.NoError(t, err)
+	require.Len(t, res.Sellers, 2)
+	require.Equal(t, cheap.host.ID(), res.Sellers[0].Peer.ID, "cheapest first")
+
+	require.NoError(t, cheap.market.Close())
+	require.NoError(t, cheap.host.Close())
+	got := hireMean(t, buyer, "compute.statistics.mean")
+	require.Equal(t, dear.host.ID(), got.Seller)
+	recs, err := buyer.market.escrow.List(ctx, escrow.Filter{})
+	require.NoError(t, err)
+	require.Len(t, recs, 1, "nothing may be locked for the dead seller")
+}

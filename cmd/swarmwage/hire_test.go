@@ -149,6 +149,13 @@ func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
 	r = swarmwage(t, "--repo", m.buyer, "jobs", "show", "nosuchjob")
 	require.Equal(t, 2, r.Code, r.Stderr)
 
+	// --seller hires that peer; an unknown peer is no seller.
+	h2, r := hire(t, m.buyer, "--seller", h.Seller, "--input-json", `{"data":[5]}`, "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, h.Seller, h2.Seller)
+	_, r = hire(t, m.buyer, "--seller", "not-a-peer-id", "--input-json", `{"data":[5]}`, "compute.statistics.mean")
+	require.Equal(t, 2, r.Code, r.Stderr)
+
 	// Without --json the output JSON goes to stdout, nothing else.
 	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{"data":[2,4]}`, "compute.statistics.mean")
 	require.Equal(t, 0, r.Code, r.Stderr)
