@@ -107,6 +107,9 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		return nil, err
 	}
 	n.DB = n.ds.DB
+	if err := checkSchema(n.DB); err != nil {
+		return nil, err
+	}
 	if n.pstore, err = pstoreds.NewPeerstore(ctx, n.ds, pstoreds.DefaultOpts()); err != nil {
 		return nil, fmt.Errorf("open peerstore: %w", err)
 	}
@@ -335,6 +338,9 @@ func OpenLocal(repo *Repo) (_ *Local, err error) {
 		return nil, err
 	}
 	l.DB = l.ds.DB
+	if err := checkSchema(l.DB); err != nil {
+		return nil, err
+	}
 	if l.Store, err = market.NewStore(l.DB, repo.Key); err != nil {
 		return nil, err
 	}
