@@ -26,6 +26,7 @@ import (
 	"github.com/ipfs/go-cid"
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/records"
+	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -215,10 +216,36 @@ func (r *Routing) Start() error {
 	if err := r.dht.Bootstrap(r.ctx); err != nil {
 		return fmt.Errorf("bootstrap DHT: %w", err)
 	}
-	r.wg.Add(2)
+	sub, err := r.host.EventBus().Subscribe(new(event.EvtPeerIdentificationCompleted))
+	if err != nil {
+		return fmt.Errorf("subscribe to peer events: %w", err)
+	}
+	r.wg.Add(3)
 	go r.provideLoop()
 	go r.refreshLoop()
+	go r.watchPeers(sub)
 	return nil
+}
+
+// watchPeers retries pending provides as soon as a peer is identified (it
+// may have joined the routing table), instead of at the next retry tick:
+// a lone seller's listings reach the network the moment a peer arrives.
+func (r *Routing) watchPeers(sub event.Subscription) {
+	defer r.wg.Done()
+	defer sub.Close()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case _, ok := <-sub.Out():
+			if !ok {
+				return
+			}
+			if r.Pending() > 0 {
+				r.trigger()
+			}
+		}
+	}
 }
 
 // Close stops the loops and the DHT. It is idempotent.
