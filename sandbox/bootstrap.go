@@ -46,9 +46,12 @@ func guestArgs(precompiled bool) []string {
 // bootstrapPyc returns bootstrap.py compiled by this interpreter, as a .pyc
 // file: from cacheDir when an earlier New left it there, else compiled by a
 // one-off run of the interpreter (and then stored in cacheDir, if any).
-func (s *Sandbox) bootstrapPyc(ctx context.Context, stdlib map[string][]byte, buildSHA string) ([]byte, error) {
-	ref, ok := stdlib["lib/python3.12/os.pyc"]
-	if !ok || len(ref) < 16 {
+func (s *Sandbox) bootstrapPyc(ctx context.Context, stdlib map[string]*memNode, buildSHA string) ([]byte, error) {
+	var ref []byte
+	if node, ok := stdlib["lib/python3.12/os.pyc"]; ok {
+		ref, _ = node.bytes()
+	}
+	if len(ref) < 16 {
 		return nil, fmt.Errorf("no os.pyc in the standard library to take the bytecode magic from")
 	}
 	magic := ref[:4]

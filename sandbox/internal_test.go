@@ -96,7 +96,7 @@ func TestStdlibFromBuild(t *testing.T) {
 }
 
 func TestMemFS(t *testing.T) {
-	m := newMemFS(map[string][]byte{"a/b/c.txt": []byte("c"), "a/d.txt": []byte("dd"), "e": nil})
+	m := newMemFS(map[string]*memNode{"a/b/c.txt": eagerNode([]byte("c")), "a/d.txt": eagerNode([]byte("dd")), "e": eagerNode(nil)})
 	require.NoError(t, fstest.TestFS(m, "a/b/c.txt", "a/d.txt", "e"))
 	_, err := m.Open("../x")
 	require.Error(t, err)

@@ -244,7 +244,7 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		// Still correct, only ~12 ms slower per start-up.
 		s.log.Warn("precompile the bootstrap; compiling it at every start-up", "err", err)
 	} else {
-		build.stdlib[bootModulePath] = boot
+		build.stdlib[bootModulePath] = eagerNode(boot)
 	}
 	s.guest = guestConfig(newMemFS(build.stdlib), guestArgs(err == nil))
 	s.info = Runtime{

@@ -13,6 +13,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	_ "embed"
@@ -52,7 +53,7 @@ var (
 // build is the interpreter as loaded from the embedded files.
 type build struct {
 	wasm    []byte
-	stdlib  map[string][]byte // path under stdlibHome -> contents
+	stdlib  map[string]*memNode // path under stdlibHome -> file
 	version string
 	sha256  string
 }
@@ -60,18 +61,16 @@ type build struct {
 // loadBuild decompresses the embedded python.wasm, checks it against
 // python/SHA256 and unzips its standard library.
 func loadBuild() (build, error) {
-	dec, err := zstd.NewReader(bytes.NewReader(wasmZst), zstd.WithDecoderConcurrency(1),
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(maxWasmBytes), zstd.WithDecoderMaxWindow(maxWasmBytes))
 	if err != nil {
 		return build{}, fmt.Errorf("open embedded python.wasm.zst: %w", err)
 	}
 	defer dec.Close()
-	wasm, err := io.ReadAll(io.LimitReader(dec, maxWasmBytes+1))
+	// One shot into a buffer of the expected size: no growing copies.
+	wasm, err := dec.DecodeAll(wasmZst, make([]byte, 0, 27<<20))
 	if err != nil {
 		return build{}, fmt.Errorf("decompress embedded python.wasm.zst: %w", err)
-	}
-	if len(wasm) > maxWasmBytes {
-		return build{}, fmt.Errorf("embedded python.wasm exceeds %d bytes", maxWasmBytes)
 	}
 	want, _, _ := strings.Cut(strings.TrimSpace(wasmSHA256), " ")
 	sum := sha256.Sum256(wasm)
@@ -228,9 +227,10 @@ func (r *wasmReader) bytes(n uint32) []byte {
 	return b
 }
 
-// stdlibFS finds the standard library zip in the memory image and unzips it,
-// keyed by path under stdlibHome (newMemFS makes the tree).
-func stdlibFS(image []byte) (map[string][]byte, error) {
+// stdlibFS finds the standard library zip in the memory image and indexes
+// it by path under stdlibHome (newMemFS makes the tree). Files are inflated
+// on first open: a job imports a handful of the 460, and New stays fast.
+func stdlibFS(image []byte) (map[string]*memNode, error) {
 	zr, err := findZip(image)
 	if err != nil {
 		return nil, err
@@ -238,8 +238,8 @@ func stdlibFS(image []byte) (map[string][]byte, error) {
 	if len(zr.File) > maxStdlibFiles {
 		return nil, fmt.Errorf("%s has %d files, limit %d", stdlibZip, len(zr.File), maxStdlibFiles)
 	}
-	files := make(map[string][]byte, len(zr.File))
-	total := 0
+	files := make(map[string]*memNode, len(zr.File))
+	total := uint64(0)
 	for _, f := range zr.File {
 		if strings.HasSuffix(f.Name, "/") {
 			continue
@@ -248,12 +248,11 @@ func stdlibFS(image []byte) (map[string][]byte, error) {
 		if !fs.ValidPath(name) {
 			return nil, fmt.Errorf("%s: bad file name %q", stdlibZip, f.Name)
 		}
-		data, err := readZipFile(f, maxStdlibBytes-total)
-		if err != nil {
-			return nil, err
+		total += f.UncompressedSize64
+		if total > maxStdlibBytes {
+			return nil, fmt.Errorf("%s: standard library exceeds %d bytes", stdlibZip, maxStdlibBytes)
 		}
-		total += len(data)
-		files[name] = data
+		files[name] = &memNode{size: int64(f.UncompressedSize64), load: func() ([]byte, error) { return readZipFile(f) }}
 	}
 	return files, nil
 }
@@ -276,41 +275,62 @@ func findZip(image []byte) (*zip.Reader, error) {
 			!bytes.HasPrefix(image[e-cdSize:], []byte("PK\x01\x02")) {
 			continue
 		}
-		return zip.NewReader(bytes.NewReader(image[start:e+22]), int64(e+22-start))
+		// A copy, so the rest of the image is not kept alive by the files.
+		return zip.NewReader(bytes.NewReader(bytes.Clone(image[start:e+22])), int64(e+22-start))
 	}
 	return nil, fmt.Errorf("no %s in the memory image", stdlibZip)
 }
 
-func readZipFile(f *zip.File, budget int) ([]byte, error) {
-	if f.UncompressedSize64 > uint64(budget) {
-		return nil, fmt.Errorf("%s: %s: standard library exceeds %d bytes", stdlibZip, f.Name, maxStdlibBytes)
-	}
+// readZipFile inflates f, which must hold the size its header declares.
+func readZipFile(f *zip.File) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%s: open %s: %w", stdlibZip, f.Name, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, int64(budget)+1))
-	if err != nil {
+	data := make([]byte, f.UncompressedSize64)
+	if _, err := io.ReadFull(rc, data); err != nil {
 		return nil, fmt.Errorf("%s: read %s: %w", stdlibZip, f.Name, err)
 	}
-	if len(data) > budget {
-		return nil, fmt.Errorf("%s: %s: standard library exceeds %d bytes", stdlibZip, f.Name, maxStdlibBytes)
+	if n, _ := rc.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("%s: %s is longer than its header says", stdlibZip, f.Name)
 	}
 	return data, nil
+}
+
+// memNode is a file of a memFS: its contents, or how to get them once.
+type memNode struct {
+	size int64
+	once sync.Once
+	load func() ([]byte, error) // nil once loaded, or for eager files
+	data []byte
+	err  error
+}
+
+// eagerNode is a memNode with its contents at hand.
+func eagerNode(data []byte) *memNode { return &memNode{size: int64(len(data)), data: data} }
+
+func (n *memNode) bytes() ([]byte, error) {
+	n.once.Do(func() {
+		if n.load != nil {
+			n.data, n.err = n.load()
+			n.load = nil
+		}
+	})
+	return n.data, n.err
 }
 
 // memFS is a read-only in-memory file tree. Unlike archive/zip's fs.FS its
 // files can Seek and ReadAt, which CPython's FileIO asks the host for.
 type memFS struct {
-	files map[string][]byte
+	files map[string]*memNode
 	dirs  map[string][]fs.DirEntry
 }
 
-func newMemFS(files map[string][]byte) *memFS {
+func newMemFS(files map[string]*memNode) *memFS {
 	m := &memFS{files: files, dirs: map[string][]fs.DirEntry{".": nil}}
-	for name, data := range files {
-		child := memInfo{name: path.Base(name), size: int64(len(data))}
+	for name, node := range files {
+		child := memInfo{name: path.Base(name), size: node.size}
 		for dir := path.Dir(name); ; dir = path.Dir(dir) {
 			_, seen := m.dirs[dir]
 			m.dirs[dir] = append(m.dirs[dir], child)
@@ -331,8 +351,12 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	if data, ok := m.files[name]; ok {
-		return &memFile{Reader: bytes.NewReader(data), info: memInfo{name: path.Base(name), size: int64(len(data))}}, nil
+	if node, ok := m.files[name]; ok {
+		data, err := node.bytes()
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return &memFile{Reader: bytes.NewReader(data), info: memInfo{name: path.Base(name), size: node.size}}, nil
 	}
 	if entries, ok := m.dirs[name]; ok {
 		return &memDir{info: memInfo{name: path.Base(name), dir: true}, entries: entries}, nil
