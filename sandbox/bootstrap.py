@@ -1,8 +1,9 @@
 # The guest side of the job protocol. New compiles it once into the module
 # _swarmwage_boot, which `python -S -B -c "import _swarmwage_boot"` runs (see
-# bootstrap.go). It starts CPython, then blocks reading the job from stdin: 8 bytes of little-endian
-# code length, the code (UTF-8), and after it the job's own stdin. Everything
-# before that read is paid while the interpreter waits in the pool.
+# bootstrap.go). It sets the interpreter up, then blocks reading the job from
+# stdin: 8 bytes of little-endian code length, the code (UTF-8), and after it
+# the job's own stdin. Everything before that read is paid while the
+# interpreter waits in the pool.
 def _boot():
     import posix, sys, time, select, builtins, atexit
 

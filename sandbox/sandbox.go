@@ -9,19 +9,22 @@
 // timeout, the guest's own code on sys.exit(n); stdout and stderr are cut at
 // the listing's cap with truncated set.
 //
-// Speed comes from three things. The compiled module is cached on disk
+// Speed comes from four things. The compiled module is cached on disk
 // (WithCacheDir). The standard library, which the build ships as a zip inside
-// its data segment, is unzipped once into memory and served as a read-only
-// directory, because zipimport is slow in wasm. A small pool of interpreters
-// that have already started CPython waits for code on stdin, so a job does
-// not pay the ~90 ms start-up; each job still gets a fresh instance that no
-// other job touched, and the pool refills in the background.
+// its data segment, is served from memory as a read-only directory, each
+// file inflated on first use, because zipimport is slow in wasm. The
+// bootstrap is compiled once per build, not at every start-up. A small pool
+// of interpreters that have already started CPython waits for code on
+// stdin, so a job does not pay the ~75 ms start-up; each job still gets a
+// fresh instance that no other job touched, and the pool refills in the
+// background.
 //
 // Layout: sandbox.go (API), options.go, instance.go (one interpreter),
-// bootstrap.py (the guest side of the job protocol), wasm.go (the embedded
-// build and its standard library), memory_*.go (mmap-backed linear memory),
-// bench.go (the figures behind `swarmwage bench sandbox`), python/ (the build,
-// its VERSION, SHA256, LICENSE and refresh.sh).
+// bootstrap.py and bootstrap.go (the guest side of the job protocol and its
+// precompilation), wasm.go (the embedded build and its standard library),
+// memory*.go (linear memory that grows in place), bench.go (the figures
+// behind `swarmwage bench sandbox`), python/ (the build, its VERSION,
+// SHA256, LICENSE and refresh.sh).
 package sandbox
 
 import (
