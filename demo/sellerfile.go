@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 
@@ -35,8 +36,9 @@ var ErrBadSellerFile = errors.New("bad seller file")
 // --handler' takes it; skillcard = "FILE" sells a SkillCard through its
 // first binding instead. input_schema and output_schema name JSON Schema
 // files for capabilities outside the taxonomy. Relative file names are
-// resolved against the working directory, like the exec commands, which
-// run in the daemon's working directory.
+// resolved against the working directory; exec commands run in the
+// daemon's working directory, and a SkillCard's cli binding in the card's
+// directory.
 type SellerFile struct {
 	node.Config
 	Listings []ListingSpec `toml:"listing"`
@@ -179,7 +181,13 @@ func (l ListingSpec) skillCard(p *market.ListingParams) error {
 	if l.InputSchema != "" || l.OutputSchema != "" {
 		return errors.New("a skillcard listing takes its schemas from the card; drop input_schema and output_schema")
 	}
-	p.Handler = market.HandlerConfig{Kind: market.HandlerSkillCard, SkillCard: data}
+	// The card's cli binding runs in the card's directory, as with 'sell
+	// add --skillcard', so a program next to the card is found.
+	dir, err := filepath.Abs(filepath.Dir(l.SkillCard))
+	if err != nil {
+		return fmt.Errorf("skillcard %s: %w", l.SkillCard, err)
+	}
+	p.Handler = market.HandlerConfig{Kind: market.HandlerSkillCard, SkillCard: data, Dir: dir}
 	p.InputSchema, p.OutputSchema = card.InputsSchema, card.OutputsSchema
 	p.SkillCardHash = card.ContentHash()
 	p.RiskTier = card.RiskTier()

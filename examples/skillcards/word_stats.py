@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""The program behind the word-stats SkillCard (examples/skillcards/).
+"""The program behind the word-stats SkillCard (word-stats.v1.0.0.json, next
+to this file).
 
 The card's cli binding is
 
-    python3 examples/workers/word_stats.py [--top <top>]
+    python3 word_stats.py [--top <top>]
 
-so the seller's node expands <top> from the job input (no shell: the value is
-one argument) and also passes the whole input JSON on stdin. The program
-prints one JSON document on stdout, checked by the buyer against the card's
-outputs_schema. Relative paths are resolved in the seller daemon's working
-directory: start the daemon from the repository root, or make the path
-absolute in your own card.
+The seller's node runs it in the card's directory, so the program is found
+next to the card wherever the daemon runs. It expands <top> from the job
+input (no shell: the value is one argument) and also passes the whole input
+JSON on stdin. The program prints one JSON document on stdout, which the
+buyer checks against the card's outputs_schema.
 """
 
 import argparse
