@@ -13,7 +13,7 @@ set -euo pipefail
 
 sw=${SWARMWAGE:-swarmwage}
 max_price=${MAX_PRICE:-0.05}
-released=0 no_seller=0 job_failed=0 verification_failed=0 spent=0
+released=0 no_seller=0 job_failed=0 verification_failed=0 spent_micro=0
 
 # hire CAP INPUT [MAX_PRICE]: one hire, reported by exit code.
 hire() {
@@ -25,7 +25,8 @@ hire() {
   case $code in
     0)
       released=$((released + 1))
-      spent=$(jq -n --arg a "$spent" --arg b "$(jq -r .price <<<"$out")" '($a|tonumber) + ($b|tonumber)')
+      # Prices are decimal strings; add them up in micro-credits, as the ledger does.
+      spent_micro=$((spent_micro + $(jq '.price | tonumber * 1000000 | round' <<<"$out")))
       printf '%-26s ok      %s  (paid %s to %s…, job %s)\n' "$cap" "$(jq -c .output <<<"$out")" \
         "$(jq -r .price <<<"$out")" "$(jq -r '.seller[0:12]' <<<"$out")" "$(jq -r .job_id <<<"$out")"
       ;;
@@ -62,9 +63,12 @@ done
 # A rewrite through the seller's Python exec worker; then one it rejects.
 hire text.rewrite.casual '{"text":"I am writing regarding the meeting; however, I cannot attend."}'
 hire text.rewrite.casual '{"text":"   "}'
+# A SkillCard sold with a cli binding (examples/skillcards/).
+hire custom.examples.word-stats '{"text":"One fish. Two fish. Red fish. Blue fish.","top":1}'
 # A dishonest seller (see examples/workers/wrong_median.py): caught, refunded.
 hire compute.statistics.median '{"data":[1,2,10]}'
 # A price nobody asks.
 hire compute.statistics.mean '{"data":[1]}' 0.000001
 
+spent=$(jq -n "$spent_micro / 1000000")
 echo "released=$released no_seller=$no_seller job_failed=$job_failed verification_failed=$verification_failed spent=$spent"

@@ -66,6 +66,7 @@ sell() {
   local repo=$1
   "$sw" --repo "$repo" sell add --price 0.01 compute.statistics.mean >/dev/null
   "$sw" --repo "$repo" sell add --price 0.02 --handler "exec:python3 '$here/workers/rewrite_casual.py'" text.rewrite.casual >/dev/null
+  "$sw" --repo "$repo" sell add --price 0.01 --skillcard "$here/skillcards/word-stats.v1.0.0.json" custom.examples.word-stats >/dev/null
   # A dishonest worker: returns the mean as the median. Buyers catch it.
   "$sw" --repo "$repo" sell add --price 0.01 --handler "exec:python3 '$here/workers/wrong_median.py'" compute.statistics.median >/dev/null
 }
@@ -77,7 +78,7 @@ start buyer --bootstrap "$boot"
 "$sw" --repo "$base/buyer" wallet deposit 10 >/dev/null
 
 # Wait until the buyer finds the seller's listings in the DHT.
-for cap in compute.statistics.mean text.rewrite.casual compute.statistics.median; do
+for cap in compute.statistics.mean text.rewrite.casual custom.examples.word-stats compute.statistics.median; do
   found=0
   for _ in $(seq 1 60); do
     n=$("$sw" --repo "$base/buyer" find --json --timeout 5s "$cap" | jq '.sellers | length')
@@ -100,7 +101,8 @@ fi
 cat <<MSG
 Three daemons on network '$network' (loopback only); repos and logs in $base
   bootstrap  $boot
-  seller     $("$sw" --repo "$base/seller" id --json | jq -r .peer_id)  sells compute.statistics.mean, text.rewrite.casual, compute.statistics.median (dishonest)
+  seller     $("$sw" --repo "$base/seller" id --json | jq -r .peer_id)  sells compute.statistics.mean, text.rewrite.casual, custom.examples.word-stats (SkillCard),
+             compute.statistics.median (dishonest)
   buyer      $("$sw" --repo "$base/buyer" id --json | jq -r .peer_id)  has 10 test credits
 
 Try, in another terminal:
@@ -108,6 +110,7 @@ Try, in another terminal:
   $sw find compute.statistics.mean
   $sw hire --input-json '{"data":[3,1,4,1,5]}' compute.statistics.mean
   $sw hire --input-json '{"text":"I am unable to attend; however, I would like to assist."}' text.rewrite.casual
+  $sw hire --input-json '{"text":"One fish. Two fish. Red fish.","top":1}' custom.examples.word-stats
   $sw hire --input-json '{"data":[1,2,10]}' compute.statistics.median     # exit 5: caught, refunded
   $sw wallet balance
   $sw jobs list
