@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,8 +138,9 @@ func (inst *instance) run(ctx context.Context, payload []byte, timeout time.Dura
 	}
 	if code < 0 {
 		// A trap (the interpreter crashed, not the program): report it the
-		// way an uncaught exception is reported.
-		res.Stderr += fmt.Sprintf("\nsandbox: the interpreter stopped: %v\n", inst.err)
+		// way an uncaught exception is reported, without wazero's stack trace.
+		msg, _, _ := strings.Cut(inst.err.Error(), "\n")
+		res.Stderr += fmt.Sprintf("\nsandbox: the interpreter stopped: %.200s\n", msg)
 		code = 1
 	}
 	res.ExitCode = code
