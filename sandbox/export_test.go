@@ -15,3 +15,6 @@ func WithoutTerminationForTest(tb testing.TB) Option {
 
 // CPULoop is the CPU-bound program of Bench.
 const CPULoop = cpuLoop
+
+// CPURatio is Bench's CPU-bound comparison.
+var CPURatio = cpuRatio

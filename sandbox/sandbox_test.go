@@ -500,3 +500,14 @@ func TestBootstrapCachedInCacheDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, good, again)
 }
+
+// A python3 on the PATH that does not work leaves the ratio unmeasured
+// instead of failing the whole benchmark.
+func TestBenchCPURatioSurvivesBrokenPython3(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "python3")
+	require.NoError(t, os.WriteFile(broken, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	ratio, nativeErr, err := sandbox.CPURatio(t.Context(), sharedSandbox(t), broken)
+	require.NoError(t, err)
+	require.Error(t, nativeErr)
+	require.Nil(t, ratio)
+}
