@@ -195,6 +195,9 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 
 	var owed int64
 	for _, job := range jobs {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("demo interrupted: %w", err)
+		}
 		if job.Capability == builtin.CapCodeSandboxed {
 			opts.Step("hiring " + job.Capability + " (a cold seller compiles its Python sandbox first: a few seconds)")
 		} else {
@@ -218,9 +221,13 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 
 	opts.Step("waiting for the seller to receive every release")
 	settled := waitEarned(ctx, seller, owed)
-	res.BuyerBalance, res.SellerBalance = balanceOf(ctx, buyer), balanceOf(ctx, seller)
-	res.OK = settled && allReleased(res.Hires)
+	// The ledgers are local: read them even when the demo was interrupted.
+	res.BuyerBalance, res.SellerBalance = balanceOf(context.WithoutCancel(ctx), buyer), balanceOf(context.WithoutCancel(ctx), seller)
 	res.DurationMS = time.Since(start).Milliseconds()
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("demo interrupted: %w", err)
+	}
+	res.OK = settled && allReleased(res.Hires)
 	if !res.OK {
 		return res, fmt.Errorf("%w: %s", ErrHireFailed, failures(res.Hires, settled))
 	}
@@ -364,6 +371,9 @@ func waitReady(ctx context.Context, seller, buyer *node.Node) error {
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return fmt.Errorf("demo interrupted: %w", ctx.Err())
+			}
 			return fmt.Errorf("the seller's listings were not announced within %s (routing table: buyer %d, seller %d peers; %d pending): %w",
 				readyTimeout, buyer.Routing.RoutingTableSize(), seller.Routing.RoutingTableSize(), seller.Routing.Pending(), ctx.Err())
 		case <-time.After(50 * time.Millisecond):

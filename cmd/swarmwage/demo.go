@@ -129,8 +129,10 @@ func printDemo(c *cli.Context, res demo.Result) {
 			fmt.Fprintf(w, "%s failed (%s): %s\n", h.Capability, h.Outcome, h.Error)
 		}
 	}
-	fmt.Fprintf(w, "buyer:  available %s, paid %s (test credits)\n", res.BuyerBalance.Available, res.BuyerBalance.Paid)
-	fmt.Fprintf(w, "seller: earned %s\n", res.SellerBalance.Earned)
+	if res.BuyerBalance.Available != "" {
+		fmt.Fprintf(w, "buyer:  available %s, paid %s (test credits)\n", res.BuyerBalance.Available, res.BuyerBalance.Paid)
+		fmt.Fprintf(w, "seller: earned %s\n", res.SellerBalance.Earned)
+	}
 	if res.ChartPath != "" {
 		fmt.Fprintf(w, "chart:  %s (the PNG the buyer hired and verified)\n", res.ChartPath)
 	}
