@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -238,7 +239,10 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	if _, err = wasi_snapshot_preview1.Instantiate(ctx, s.runtime); err != nil {
 		return nil, fmt.Errorf("instantiate WASI: %w", err)
 	}
-	if s.module, err = s.runtime.CompileModule(ctx, build.wasm); err != nil {
+	// A first compile takes seconds of CPU: spread it over the cores (a
+	// cached one only loads).
+	cctx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	if s.module, err = s.runtime.CompileModule(cctx, build.wasm); err != nil {
 		return nil, fmt.Errorf("compile python.wasm: %w", err)
 	}
 	s.alloc = newMemoryAllocator()
