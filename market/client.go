@@ -23,7 +23,7 @@ type agentClient struct {
 // response of at most limit bytes into out. It returns the status code and
 // the round-trip time.
 func (c *agentClient) do(ctx context.Context, seller peer.AddrInfo, method, path string, body io.Reader, limit int64, out any) (int, time.Duration, error) {
-	rt, err := c.http.NewConstrainedRoundTripper(seller)
+	rt, err := c.roundTripper(seller)
 	if err != nil {
 		return 0, 0, fmt.Errorf("reach %s: %w", seller.ID, err)
 	}
@@ -129,7 +129,7 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 // stream POSTs body to seller and returns the response for the caller to
 // read as a stream. A non-2xx answer is a *StatusError.
 func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
-	rt, err := c.http.NewConstrainedRoundTripper(seller)
+	rt, err := c.roundTripper(seller)
 	if err != nil {
 		return nil, fmt.Errorf("reach %s: %w", seller.ID, err)
 	}
@@ -150,4 +150,15 @@ func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path str
 		return nil, &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
 	}
 	return resp, nil
+}
+
+// roundTripper returns a round tripper to seller over a libp2p stream.
+// When a connection exists the seller's addresses are left out: the round
+// tripper would otherwise add them to the peerstore on every request, and
+// the peerstore is kept on disk.
+func (c *agentClient) roundTripper(seller peer.AddrInfo) (http.RoundTripper, error) {
+	if c.http.StreamHost != nil && len(c.http.StreamHost.Network().ConnsToPeer(seller.ID)) > 0 {
+		seller.Addrs = nil
+	}
+	return c.http.NewConstrainedRoundTripper(seller)
 }

@@ -489,7 +489,7 @@ func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escro
 		_, _, err = m.client.do(sctx, seller, http.MethodPost, "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
 		cancel()
 		if settleDelivered(err) {
-			_ = m.jobs.update(RoleBuyer, st.JobID, func(r *JobRecord) { r.SettleSent = true })
+			m.settleAcked(st.JobID)
 			return
 		}
 		if attempt+1 < settleAttempts {
@@ -501,7 +501,7 @@ func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escro
 		}
 	}
 	m.log.Debug("settle not delivered yet; the outbox retries", "job", st.JobID, "err", err)
-	m.kickOutbox()
+	m.queueSettle(st.JobID, seller.ID)
 }
 
 // settleDelivered: the seller has the settle (2xx), or has settled the job

@@ -50,12 +50,14 @@ func setupPeer(t *testing.T, boot *testPeer, opts ...Option) *testPeer {
 	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil).WithMemTableSize(8 << 20))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	esc, err := escrow.New(db, key)
+	// The escrow tells the market about timer decisions, as node wires it.
+	var m *Market
+	esc, err := escrow.New(db, key, escrow.WithOnSettle(func(rec escrow.Record) { m.SettleDecided(rec) }))
+	require.NoError(t, err)
+	t.Cleanup(func() { esc.Close() })
+	m, err = New(h, db, key, r, esc, opts...)
 	require.NoError(t, err)
 	require.NoError(t, esc.Start(context.Background()))
-	t.Cleanup(func() { esc.Close() })
-	m, err := New(h, db, key, r, esc, opts...)
-	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	require.NoError(t, m.Start(context.Background()))
 	return &testPeer{host: h, routing: r, market: m, key: key}

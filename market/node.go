@@ -11,6 +11,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 
 	"github.com/swarmwage/swarmwage/dht"
@@ -37,6 +38,8 @@ type Market struct {
 	log      *slog.Logger
 
 	outboxKick chan struct{}
+	outboxMu   sync.Mutex
+	unsent     map[string]peer.ID // bought jobs whose settle the seller has not acknowledged
 
 	findMu    sync.Mutex
 	findCache map[string]cachedFind
@@ -87,6 +90,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		ctx:        ctx,
 		cancel:     cancel,
 		outboxKick: make(chan struct{}, 1),
+		unsent:     make(map[string]peer.ID),
 		findCache:  make(map[string]cachedFind),
 		quotes:     make(map[string]SignedQuote),
 	}
@@ -103,6 +107,7 @@ func (m *Market) Start(ctx context.Context) error {
 	}
 	m.wg.Add(1)
 	go m.serveStreams(srv, ln)
+	m.loadOutbox()
 	m.wg.Add(1)
 	go m.outboxLoop()
 	offers, err := m.store.List(ctx)
@@ -130,10 +135,6 @@ func (m *Market) Close() error {
 // Handler is the agent endpoint as a plain http.Handler, for serving it on
 // TCP to HTTP-only buyers.
 func (m *Market) Handler() http.Handler { return m.server }
-
-// SettleOutbox asks the outbox to send pending settles now; the node calls
-// it when its escrow timers settle a job.
-func (m *Market) SettleOutbox() { m.kickOutbox() }
 
 // Store is the offer store.
 func (m *Market) Store() *Store { return m.store }

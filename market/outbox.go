@@ -3,6 +3,7 @@ package market
 import (
 	"bytes"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -37,23 +38,70 @@ func (m *Market) outboxLoop() {
 	}
 }
 
-// flushOutbox sends the settle of every final buyer job the seller has not
-// acknowledged yet.
-func (m *Market) flushOutbox(ctx context.Context) {
+// queueSettle remembers that jobID's settle has not reached seller yet.
+func (m *Market) queueSettle(jobID string, seller peer.ID) {
+	m.outboxMu.Lock()
+	m.unsent[jobID] = seller
+	m.outboxMu.Unlock()
+	m.kickOutbox()
+}
+
+// loadOutbox queues every bought job whose settle the seller has not
+// acknowledged, after a restart.
+func (m *Market) loadOutbox() {
 	recs, err := m.jobs.list(RoleBuyer)
 	if err != nil {
+		m.log.Warn("load settle outbox", "err", err)
 		return
 	}
+	m.outboxMu.Lock()
+	defer m.outboxMu.Unlock()
 	for _, r := range recs {
-		if r.SettleSent || ctx.Err() != nil {
-			continue
+		if !r.SettleSent {
+			m.unsent[r.JobID] = r.Seller
 		}
-		er, err := m.escrow.GetRole(ctx, r.JobID, escrow.RoleBuyer)
-		if err != nil || !er.State.Final() || er.Settle == nil {
-			continue
-		}
-		m.sendSettleOnce(ctx, peer.AddrInfo{ID: r.Seller, Addrs: m.host.Peerstore().Addrs(r.Seller)}, er.Settle)
 	}
+}
+
+// SettleDecided is called with every escrow record that reached a final
+// state. The buyer's timer decisions (deadline refunds, window releases)
+// go to the outbox; the hire sends its own decisions itself.
+func (m *Market) SettleDecided(r escrow.Record) {
+	if r.Role == escrow.RoleBuyer && (r.Reason == escrow.ReasonDeadline || r.Reason == escrow.ReasonWindow) {
+		m.queueSettle(r.JobID, r.Seller)
+	}
+}
+
+// flushOutbox sends the settle of every queued job that is final.
+func (m *Market) flushOutbox(ctx context.Context) {
+	m.outboxMu.Lock()
+	queued := make(map[string]peer.ID, len(m.unsent))
+	for id, p := range m.unsent {
+		queued[id] = p
+	}
+	m.outboxMu.Unlock()
+	for jobID, seller := range queued {
+		if ctx.Err() != nil {
+			return
+		}
+		er, err := m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+		if errors.Is(err, escrow.ErrNotFound) {
+			m.settleAcked(jobID)
+			continue
+		}
+		if err != nil || !er.State.Final() || er.Settle == nil {
+			continue // not decided yet: the timers will
+		}
+		m.sendSettleOnce(ctx, peer.AddrInfo{ID: seller, Addrs: m.host.Peerstore().Addrs(seller)}, er.Settle)
+	}
+}
+
+// settleAcked records that the seller has jobID's settle.
+func (m *Market) settleAcked(jobID string) {
+	m.outboxMu.Lock()
+	delete(m.unsent, jobID)
+	m.outboxMu.Unlock()
+	_ = m.jobs.update(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
 }
 
 func (m *Market) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) {
@@ -65,6 +113,6 @@ func (m *Market) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *e
 	defer cancel()
 	_, _, err = m.client.do(sctx, seller, "POST", "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
 	if settleDelivered(err) {
-		_ = m.jobs.update(RoleBuyer, st.JobID, func(r *JobRecord) { r.SettleSent = true })
+		m.settleAcked(st.JobID)
 	}
 }

@@ -271,3 +271,38 @@ func TestHireSkipsASellerThatFailsBeforeTheLock(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 1, "nothing may be locked for the dead seller")
 }
+
+// TestTimerReleaseReachesTheSeller: a buyer's escrow timer releases a
+// delivered job at the end of the window; the outbox sends that signed
+// release to the seller, who records it as the buyer's decision (not its
+// own timer's).
+func TestTimerReleaseReachesTheSeller(t *testing.T) {
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot, VerificationWindow(time.Second))
+	buyer := setupPeer(t, boot, OutboxInterval(100*time.Millisecond))
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.echo", Price: 30_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: json.RawMessage(`{"a":1}`), Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateDelivered, res.State)
+
+	require.Eventually(t, func() bool {
+		rec, err := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+		return err == nil && rec.State == escrow.StateReleased
+	}, 10*time.Second, 50*time.Millisecond)
+	rec, err := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+	require.NoError(t, err)
+	require.NotNil(t, rec.Settle, "released by the buyer's signed settle, not by the seller's own timer")
+	require.Equal(t, buyer.host.ID(), rec.Settle.Buyer)
+	job, err := buyer.market.Job(ctx, res.JobID)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		job, err = buyer.market.Job(ctx, res.JobID)
+		return err == nil && job.SettleSent
+	}, 5*time.Second, 50*time.Millisecond)
+}

@@ -129,9 +129,9 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	}
 	// The escrow's settle hook runs after the market exists: it only kicks
 	// the market's outbox.
-	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(escrow.Record) {
+	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(r escrow.Record) {
 		if n.Market != nil {
-			n.Market.SettleOutbox()
+			n.Market.SettleDecided(r)
 		}
 	})}, opts.EscrowOptions...)
 	if n.Escrow, err = escrow.New(n.DB, repo.Key, eopts...); err != nil {
