@@ -366,7 +366,11 @@ func TestConcurrentJobsAllFinish(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("%d %d\n", i, n*(n-1)/2), results[i].Stdout)
 	}
 	t.Logf("largest timer delay while 16 jobs ran: %v", late)
-	require.Less(t, late, time.Second)
+	// A sanity bound, not a speed figure (BenchmarkTimeoutOvershoot has
+	// those): without the concurrency limit the guests pin every P and
+	// timers stall for the length of a job; on a loaded CI machine the OS
+	// alone can delay a timer by a good fraction of a second.
+	require.Less(t, late, 5*time.Second)
 }
 
 func TestRequestValidation(t *testing.T) {
