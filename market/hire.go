@@ -184,11 +184,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest) ([]Seller, err
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		max := "any price"
-		if req.MaxPrice > 0 {
-			max = escrow.FormatAmount(req.MaxPrice) + " credits"
-		}
-		return nil, fmt.Errorf("%w: %d seller(s) of %s found, none at or under %s", ErrNoSeller, len(sellers), req.Capability, max)
+		return nil, m.noSeller(req, sellers)
 	}
 	ratings := make(map[peer.ID]float64)
 	for _, s := range out {
@@ -587,4 +583,22 @@ func (m *Market) dropQuote(seller peer.ID, capID string) {
 	m.quoteMu.Lock()
 	delete(m.quotes, quoteKey(seller, capID))
 	m.quoteMu.Unlock()
+}
+
+// noSeller explains an empty candidate list and what to do about it.
+func (m *Market) noSeller(req HireRequest, found []Seller) error {
+	if len(found) == 0 {
+		if m.routing.RoutingTableSize() == 0 {
+			return fmt.Errorf("%w of %s: this node has no DHT peers on network %s yet; check 'swarmwage peers' and the bootstrap peers ('daemon --bootstrap')",
+				ErrNoSeller, req.Capability, m.routing.Network())
+		}
+		return fmt.Errorf("%w of %s found on network %s; 'swarmwage find %s' searches again, and a seller must run on the same network",
+			ErrNoSeller, req.Capability, m.routing.Network(), req.Capability)
+	}
+	cheapest := found[0].Listing.Listing.Price
+	for _, s := range found {
+		cheapest = min(cheapest, s.Listing.Listing.Price)
+	}
+	return fmt.Errorf("%w of %s at or under %s credits: %d seller(s) found, the cheapest asks %s; raise --max-price",
+		ErrNoSeller, req.Capability, escrow.FormatAmount(req.MaxPrice), len(found), cheapest)
 }

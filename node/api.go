@@ -178,7 +178,7 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 // params turns the request into market listing parameters.
 func (req AddListingRequest) params() (market.ListingParams, error) {
 	if req.Capability != "" || len(req.SkillCard) == 0 {
-		if err := verify.CheckID(req.Capability); err != nil {
+		if err := verify.CheckKnown(req.Capability); err != nil {
 			return market.ListingParams{}, err
 		}
 	}
@@ -258,7 +258,9 @@ func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, err
 	if err != nil {
 		return FindInfo{}, err
 	}
-	return findInfo(res, n.Market.Rating), nil
+	info := findInfo(res, n.Market.Rating)
+	info.DHTPeers = n.Routing.RoutingTableSize()
+	return info, nil
 }
 
 // checkSearchID accepts a capability ID or a prefix of one ("text").

@@ -88,6 +88,9 @@ type FindInfo struct {
 	// Rejected counts sellers whose listing was unsigned, mis-signed or did
 	// not match.
 	Rejected int `json:"rejected"`
+	// DHTPeers is the size of the searching node's routing table: 0 means
+	// it could not have found anyone.
+	DHTPeers int `json:"dht_peers"`
 }
 
 func listingInfo(o market.Offer) ListingInfo {

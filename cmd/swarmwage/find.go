@@ -58,6 +58,9 @@ func printFind(c *cli.Context, info node.FindInfo) {
 	w := c.App.Writer
 	if len(info.Sellers) == 0 {
 		fmt.Fprintf(w, "no sellers of %s found", info.Capability)
+		if info.DHTPeers == 0 {
+			fmt.Fprint(w, "; this node has no DHT peers yet: check 'swarmwage peers' and the bootstrap peers ('daemon --bootstrap')")
+		}
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tRATING\tADDRESS\n")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -104,7 +105,7 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		return node.HireRequest{}, usageErrf("hire needs exactly one capability ID, as: hire --input-json '{\"data\":[1,2]}' compute.statistics.mean")
 	}
 	capID := c.Args().First()
-	if err := verify.CheckID(capID); err != nil {
+	if err := verify.CheckKnown(capID); err != nil {
 		return node.HireRequest{}, usageErr(err)
 	}
 	input, err := readInput(c)
@@ -117,6 +118,11 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		}
 	}
 	req := node.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm")}
+	if req.Seller != "" {
+		if _, err := peer.Decode(req.Seller); err != nil {
+			return req, usageErrf("--seller %q is not a peer ID: %v", req.Seller, err)
+		}
+	}
 	if p := c.String("max-price"); p != "" {
 		if _, err := escrow.ParseAmount(p); err != nil {
 			return req, usageErrf("--max-price %q: %v", p, err)

@@ -76,7 +76,7 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 		}
 	}
 	if req.Capability != "" {
-		if err := verify.CheckID(req.Capability); err != nil {
+		if err := verify.CheckKnown(req.Capability); err != nil {
 			return req, usageErr(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -62,7 +63,8 @@ func openWallet(c *cli.Context) (wallet, error) {
 	if err != nil {
 		return nil, err
 	}
-	esc, err := escrow.New(l.DB, l.Repo.Key)
+	// Offline the escrow's log lines would only clutter the command's output.
+	esc, err := escrow.New(l.DB, l.Repo.Key, escrow.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
