@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,20 +18,7 @@ import (
 // directories, so the test sees everything the demo writes.
 func runDemoCLI(t *testing.T, home, tmp string, args ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, append([]string{"demo"}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR="+tmp, "SWARMWAGE_REPO=")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run swarmwage demo: %v", err)
-	}
-	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return runCLI(t, cliRun{args: append([]string{"demo"}, args...), limit: 3 * time.Minute, env: []string{"HOME=" + home, "TMPDIR=" + tmp}})
 }
 
 func TestDemoHiresEveryCapabilityAndLeavesOnlyTheChart(t *testing.T) {

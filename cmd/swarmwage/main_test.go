@@ -42,21 +42,32 @@ type cliResult struct {
 	Code           int
 }
 
-// swarmwage runs the binary with args, no stdin, HOME set to a temp dir so
-// nothing touches the real home, and a one-minute limit.
-func swarmwage(t *testing.T, args ...string) cliResult {
-	t.Helper()
-	return swarmwageIn(t, "", args...)
+// cliRun describes one run of the binary.
+type cliRun struct {
+	args  []string
+	stdin string
+	// dir is the working directory; empty: the test's.
+	dir string
+	// env is added after the defaults (HOME in a temp dir, no
+	// $SWARMWAGE_REPO), so it can override them.
+	env []string
+	// limit bounds the run; zero: one minute.
+	limit time.Duration
 }
 
-// swarmwageIn is swarmwage with stdin.
-func swarmwageIn(t *testing.T, stdin string, args ...string) cliResult {
+// runCLI runs the binary as r says and returns what it printed and its
+// exit code. HOME is a fresh temp dir, so nothing touches the real home.
+func runCLI(t *testing.T, r cliRun) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	if r.limit == 0 {
+		r.limit = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO=")
-	cmd.Stdin = bytes.NewBufferString(stdin)
+	cmd := exec.CommandContext(ctx, binPath, r.args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO="), r.env...)
+	cmd.Stdin = bytes.NewBufferString(r.stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -64,7 +75,19 @@ func swarmwageIn(t *testing.T, stdin string, args ...string) cliResult {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("run swarmwage %v: %v", args, err)
+		t.Fatalf("run swarmwage %v: %v", r.args, err)
 	}
 	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// swarmwage runs the binary with args.
+func swarmwage(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	return runCLI(t, cliRun{args: args})
+}
+
+// swarmwageIn is swarmwage with stdin.
+func swarmwageIn(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	return runCLI(t, cliRun{args: args, stdin: stdin})
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -23,21 +21,7 @@ func sandboxCLI(t *testing.T, limit time.Duration, args ...string) cliResult {
 // sandboxCLIIn is sandboxCLI with stdin.
 func sandboxCLIIn(t *testing.T, limit time.Duration, stdin string, args ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO=", "XDG_CACHE_HOME=")
-	cmd.Stdin = bytes.NewBufferString(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run swarmwage %v: %v", args, err)
-	}
-	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return runCLI(t, cliRun{args: args, stdin: stdin, limit: limit, env: []string{"XDG_CACHE_HOME="}})
 }
 
 func TestSandboxRun(t *testing.T) {

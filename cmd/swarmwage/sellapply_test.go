@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,21 +13,7 @@ import (
 // the working directory).
 func swarmwageAt(t *testing.T, dir string, args ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SWARMWAGE_REPO=")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run swarmwage %v: %v", args, err)
-	}
-	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return runCLI(t, cliRun{args: args, dir: dir})
 }
 
 func TestSellApplyStoresTheExampleSellerFile(t *testing.T) {
