@@ -13,10 +13,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"golang.org/x/time/rate"
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/builtin"
@@ -88,10 +90,71 @@ type seller struct {
 	m        *Market
 	inflight atomic.Int64
 	slots    chan struct{}
+
+	// Per-peer limits, so that one buyer cannot take every slot or keep
+	// the node signing quotes.
+	mu       sync.Mutex
+	perPeer  map[peer.ID]int           // jobs in flight per buyer
+	limiters map[peer.ID]*rate.Limiter // quote requests per buyer
 }
 
+const (
+	// quoteRate and quoteBurst bound one buyer's quote requests. A hire
+	// needs one quote, and buyers keep quotes until they near expiry.
+	quoteRate  = 50
+	quoteBurst = 100
+	// maxLimiters bounds the per-peer limiter table; past it the table
+	// starts afresh (a stranger's worth of limits is cheap to forget).
+	maxLimiters = 4096
+)
+
 func newSeller(m *Market) *seller {
-	return &seller{m: m, slots: make(chan struct{}, m.cfg.concurrency)}
+	return &seller{
+		m:        m,
+		slots:    make(chan struct{}, m.cfg.concurrency),
+		perPeer:  make(map[peer.ID]int),
+		limiters: make(map[peer.ID]*rate.Limiter),
+	}
+}
+
+// allowQuote reports whether buyer may ask for another quote now.
+func (s *seller) allowQuote(buyer peer.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.limiters[buyer]
+	if !ok {
+		if len(s.limiters) >= maxLimiters {
+			s.limiters = make(map[peer.ID]*rate.Limiter)
+		}
+		l = rate.NewLimiter(quoteRate, quoteBurst)
+		s.limiters[buyer] = l
+	}
+	return l.Allow()
+}
+
+// perPeerMax is how many jobs one buyer may have in flight: half of what
+// the node takes at all, so a second buyer always finds room.
+func (s *seller) perPeerMax() int {
+	return max(4, (s.m.cfg.concurrency+s.m.cfg.queue)/2)
+}
+
+// acquire counts a job of buyer, or reports that buyer has too many.
+func (s *seller) acquire(buyer peer.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perPeer[buyer] >= s.perPeerMax() {
+		return false
+	}
+	s.perPeer[buyer]++
+	return true
+}
+
+func (s *seller) release(buyer peer.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perPeer[buyer]--; s.perPeer[buyer] <= 0 {
+		delete(s.perPeer, buyer)
+	}
 }
 
 func (s *seller) register(mux *http.ServeMux) {
@@ -137,6 +200,12 @@ func newQuoteID() string {
 func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 	buyer, ok := buyerOf(w, r)
 	if !ok {
+		return
+	}
+	if !s.allowQuote(buyer) {
+		s.m.log.Debug("quote rate limit", "remote_peer", buyer)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "too many quote requests; retry later")
 		return
 	}
 	body, err := readBody(w, r, maxQuoteRequest)
@@ -276,6 +345,12 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, err.Error(), reasons...)
 		return
 	}
+	if !s.acquire(buyer) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("at most %d jobs per buyer at once; retry later", s.perPeerMax()))
+		return
+	}
+	defer s.release(buyer)
 	if n := s.inflight.Add(1); n > int64(s.m.cfg.concurrency+s.m.cfg.queue) {
 		s.inflight.Add(-1)
 		w.Header().Set("Retry-After", "1")

@@ -306,3 +306,40 @@ func TestTimerReleaseReachesTheSeller(t *testing.T) {
 		return err == nil && job.SettleSent
 	}, 5*time.Second, 50*time.Millisecond)
 }
+
+// TestOneBuyerCannotTakeEverySlot: a buyer with more jobs in flight than
+// its share is answered 429, gets its hold back, and the other jobs run.
+func TestOneBuyerCannotTakeEverySlot(t *testing.T) {
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot, Concurrency(1, 8)) // a buyer's share: 4
+	buyer := setupPeer(t, boot)
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.slow", Price: 10_000,
+		Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"sh", "-c", "sleep 1; cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+
+	const hires = 5
+	errs := make(chan error, hires)
+	for range hires {
+		go func() {
+			_, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: 20 * time.Second})
+			errs <- err
+		}()
+	}
+	refused := 0
+	for range hires {
+		if err := <-errs; err != nil {
+			require.ErrorIs(t, err, ErrNoSeller)
+			require.Contains(t, err.Error(), "429")
+			refused++
+		}
+	}
+	require.Equal(t, 1, refused)
+	b, err := buyer.market.escrow.Balance(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(4*10_000), b.Held, "the refused job's hold came back; four wait for their window")
+}
