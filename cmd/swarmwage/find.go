@@ -41,7 +41,9 @@ func findCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			_, stop := spinner(c, "searching the network for sellers of "+capID)
 			info, err := cl.Find(c.Context, capID, limit, timeout)
+			stop()
 			if err != nil {
 				return apiUsage(err)
 			}

@@ -196,18 +196,10 @@ func hireExitCode(outcome string) int {
 // hireProgress shows a spinner with the job's events on stderr when stderr
 // is a terminal, and nothing when it is piped.
 func hireProgress(c *cli.Context) (func(market.Event), func()) {
-	f, ok := c.App.ErrWriter.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, func() {}
+	describe, stop := spinner(c, "finding a seller")
+	if describe == nil {
+		return nil, stop
 	}
-	bar := progressbar.NewOptions(-1,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionSetDescription("finding a seller"),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(50*time.Millisecond),
-	)
-	_ = bar.RenderBlank()
 	progress := func(ev market.Event) {
 		desc := ev.Type
 		switch ev.Type {
@@ -220,8 +212,49 @@ func hireProgress(c *cli.Context) (func(market.Event), func()) {
 		case market.EventError:
 			desc = "job failed: " + ev.Message
 		}
-		bar.Describe(desc)
-		_ = bar.Add(1)
+		describe(desc)
 	}
-	return progress, func() { _ = bar.Finish(); _ = bar.Clear() }
+	return progress, stop
+}
+
+// spinner shows a spinner with a description on stderr while a long
+// operation runs, when stderr is a terminal; piped, it shows nothing and
+// describe is nil. stop clears it.
+func spinner(c *cli.Context, desc string) (describe func(string), stop func()) {
+	f, ok := c.App.ErrWriter.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions(-1,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(50*time.Millisecond),
+	)
+	_ = bar.RenderBlank()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	// Keep it turning while nothing is reported.
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = bar.Add(1)
+			}
+		}
+	}()
+	describe = func(d string) { bar.Describe(d); _ = bar.Add(1) }
+	stop = func() {
+		close(done)
+		<-finished
+		_ = bar.Finish()
+		_ = bar.Clear()
+	}
+	return describe, stop
 }

@@ -64,37 +64,19 @@ func TestHireShowsProgressOnATerminalOnly(t *testing.T) {
 	buyer := hireNetwork(t)
 
 	t.Run("terminal", func(t *testing.T) {
-		ptmx, tty, err := pty.Open()
-		require.NoError(t, err)
-		defer ptmx.Close()
-		require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}))
-
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, binPath, hireArgs(buyer)...)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
-		var stdout bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, tty
-		require.NoError(t, cmd.Start())
-		tty.Close() // the child has its copy; EOF on ptmx once it exits
-
-		var screen bytes.Buffer
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, _ = io.Copy(&screen, ptmx) // ends with EIO when the child closes the tty
-		}()
-		require.NoError(t, cmd.Wait(), "stdout: %s", stdout.String())
-		wg.Wait()
-
-		shown := screen.String()
+		shown, stdout := onTerminal(t, hireArgs(buyer)...)
 		require.Contains(t, shown, "finding a seller")
 		// "job ... accepted" may be throttled away (the spinner redraws at
 		// most every 50 ms); the heartbeats of a 2.5 s job are not.
 		require.Regexp(t, `running \(\d+\.\ds\)`, shown, "the seller's heartbeats show as progress")
 		require.Contains(t, shown, "\r", "the spinner redraws its line")
-		require.JSONEq(t, `{"result":2.5}`, stdout.String(), "stdout holds only the output")
+		require.JSONEq(t, `{"result":2.5}`, stdout, "stdout holds only the output")
+	})
+
+	t.Run("find on a terminal", func(t *testing.T) {
+		shown, stdout := onTerminal(t, "--repo", buyer, "find", "compute.statistics.mean")
+		require.Contains(t, shown, "searching the network for sellers of compute.statistics.mean")
+		require.Contains(t, stdout, "1 seller(s)")
 	})
 
 	t.Run("piped", func(t *testing.T) {
@@ -104,4 +86,34 @@ func TestHireShowsProgressOnATerminalOnly(t *testing.T) {
 		require.JSONEq(t, `{"result":2.5}`, r.Stdout)
 		require.False(t, strings.ContainsAny(r.Stdout, "\r\x1b"), "no control characters in piped output")
 	})
+}
+
+// onTerminal runs the binary with stderr on a pseudo-terminal and stdout
+// piped, and returns what the terminal showed and what stdout held.
+func onTerminal(t *testing.T, args ...string) (screen, stdout string) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer ptmx.Close()
+	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, tty
+	require.NoError(t, cmd.Start())
+	tty.Close() // the child has its copy; EOF on ptmx once it exits
+
+	var shown bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = io.Copy(&shown, ptmx) // ends with EIO when the child closes the tty
+	}()
+	require.NoError(t, cmd.Wait(), "stdout: %s", out.String())
+	wg.Wait()
+	return shown.String(), out.String()
 }

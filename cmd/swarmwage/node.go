@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/node"
@@ -134,6 +137,7 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
+	go reportJoin(ctx, c, n)
 	<-ctx.Done()
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
@@ -214,5 +218,34 @@ func peersCommand() *cli.Command {
 			fmt.Fprintf(tw, "%d connected, %d in the DHT routing table\n", len(info.Peers), info.RoutingTable)
 			return tw.Flush()
 		},
+	}
+}
+
+// reportJoin tells a person at a terminal when the node has joined the
+// network's DHT, or that it has not after a while and what to check. It
+// says nothing when stderr is not a terminal.
+func reportJoin(ctx context.Context, c *cli.Context, n *node.Node) {
+	f, ok := c.App.ErrWriter.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return
+	}
+	start := time.Now()
+	warned := false
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if peers := n.Routing.RoutingTableSize(); peers > 0 {
+			fmt.Fprintf(f, "joined network %s: %d DHT peer(s) after %.1fs\n", n.Config.Network, peers, time.Since(start).Seconds())
+			return
+		}
+		if !warned && time.Since(start) > 20*time.Second {
+			warned = true
+			fmt.Fprintf(f, "no DHT peers yet on network %s; other nodes can bootstrap from this one, or give --bootstrap (see 'swarmwage peers')\n", n.Config.Network)
+		}
 	}
 }
