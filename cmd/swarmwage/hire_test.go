@@ -156,10 +156,26 @@ func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
 	_, r = hire(t, m.buyer, "--seller", "not-a-peer-id", "--input-json", `{"data":[5]}`, "compute.statistics.mean")
 	require.Equal(t, 2, r.Code, r.Stderr)
 
-	// Without --json the output JSON goes to stdout, nothing else.
+	// Without --json the output JSON goes to stdout, nothing else; the input
+	// comes inline, from stdin or from a file.
 	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{"data":[2,4]}`, "compute.statistics.mean")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.JSONEq(t, `{"result":3}`, r.Stdout)
+	r = swarmwageIn(t, `{"data":[3,5]}`, "--repo", m.buyer, "hire", "--input", "-", "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"result":4}`, r.Stdout)
+	in := filepath.Join(t.TempDir(), "in.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"data":[10]}`), 0o644))
+	r = swarmwage(t, "--repo", m.buyer, "hire", "--input", in, "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"result":10}`, r.Stdout)
+
+	// Input that breaks the schema is refused before anything is sent.
+	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{"data":"1,2"}`, "compute.statistics.mean")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "/data")
+	r = swarmwage(t, "--repo", m.buyer, "hire", "--input-json", `{not json`, "compute.statistics.mean")
+	require.Equal(t, 2, r.Code, r.Stderr)
 }
 
 func TestCLIHireWrongAnswerFailsVerificationAndRefunds(t *testing.T) {
