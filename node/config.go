@@ -46,6 +46,11 @@ type Config struct {
 	Bootstrap []string `toml:"bootstrap"`
 	// API is the control API's host:port; it must be a loopback address.
 	API string `toml:"api"`
+	// AgentHTTP, when set, also serves the agent endpoint over plain HTTP
+	// on this host:port, for buyers without libp2p. They can browse
+	// listings and schemas; hiring needs a libp2p peer ID (the escrow is
+	// signed with it). Default empty: off.
+	AgentHTTP string `toml:"agent_http,omitempty"`
 	// Market holds the seller's terms and limits.
 	Market MarketConfig `toml:"market,omitempty"`
 }
@@ -134,6 +139,11 @@ func (c Config) Validate() error {
 	}
 	if err := checkAPIAddr(c.API); err != nil {
 		return fmt.Errorf("config api: %w", err)
+	}
+	if c.AgentHTTP != "" {
+		if _, _, err := net.SplitHostPort(c.AgentHTTP); err != nil {
+			return fmt.Errorf("config agent_http: %q is not host:port: %w", c.AgentHTTP, err)
+		}
 	}
 	if _, err := c.Market.options(); err != nil {
 		return err

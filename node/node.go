@@ -18,8 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	badgerds "github.com/ipfs/go-ds-badger4"
@@ -50,6 +53,8 @@ type Options struct {
 	Bootstrap []string
 	// API overrides Config.API when set.
 	API string
+	// AgentHTTP overrides Config.AgentHTTP when set.
+	AgentHTTP string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// DHTOptions are extra options for the capability DHT (tests shorten
@@ -76,9 +81,12 @@ type Node struct {
 	ds        *badgerds.Datastore
 	pstore    peerstore.Peerstore
 	api       *apiServer
-	sandbox   *lazySandbox
-	closeOnce sync.Once
-	closeErr  error
+	agentHTTP *http.Server
+	// agentHTTPAddr is the plain-HTTP agent endpoint's address.
+	agentHTTPAddr string
+	sandbox       *lazySandbox
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 // New builds a node from repo: it takes the repo lock, opens the database,
@@ -172,6 +180,9 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 	if opts.API != "" {
 		cfg.API = opts.API
 	}
+	if opts.AgentHTTP != "" {
+		cfg.AgentHTTP = opts.AgentHTTP
+	}
 	return cfg, cfg.Validate()
 }
 
@@ -242,6 +253,11 @@ func (n *Node) Start(ctx context.Context) error {
 	if _, err := n.Market.Store().Get(ctx, builtin.CapCodeSandboxed); err == nil {
 		n.sandbox.warm()
 	}
+	if n.Config.AgentHTTP != "" {
+		if err := n.serveAgentHTTP(); err != nil {
+			return err
+		}
+	}
 	api, err := startAPI(n)
 	if err != nil {
 		return err
@@ -249,6 +265,26 @@ func (n *Node) Start(ctx context.Context) error {
 	n.api = api
 	return nil
 }
+
+// serveAgentHTTP serves the agent endpoint on plain HTTP (Config.AgentHTTP).
+func (n *Node) serveAgentHTTP() error {
+	ln, err := net.Listen("tcp", n.Config.AgentHTTP)
+	if err != nil {
+		return fmt.Errorf("agent endpoint on %s: %w", n.Config.AgentHTTP, err)
+	}
+	n.agentHTTP = &http.Server{
+		Handler:           n.Market.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	go func() { _ = n.agentHTTP.Serve(ln) }()
+	n.agentHTTPAddr = ln.Addr().String()
+	return nil
+}
+
+// AgentHTTPAddr is where the plain-HTTP agent endpoint listens, if it does.
+func (n *Node) AgentHTTPAddr() string { return n.agentHTTPAddr }
 
 // APIURL is the control API's URL, once Start has run.
 func (n *Node) APIURL() string {
@@ -265,6 +301,9 @@ func (n *Node) Close() error {
 		var errs []error
 		if n.api != nil {
 			errs = append(errs, n.api.close())
+		}
+		if n.agentHTTP != nil {
+			errs = append(errs, n.agentHTTP.Close())
 		}
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())

@@ -2,8 +2,11 @@ package node_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -206,4 +209,25 @@ func checkFinds(n *node.Node, capID string, sellers []peer.ID) error {
 		return fmt.Errorf("node %s, %s: found %v, want %v", n.Host.ID(), capID, got, want)
 	}
 	return nil
+}
+
+// TestAgentEndpointOverPlainHTTP: with agent_http set, buyers without
+// libp2p can browse listings and schemas; hiring needs a libp2p peer ID.
+func TestAgentEndpointOverPlainHTTP(t *testing.T) {
+	seller := nodetest.Start(t, newRepo(t, t.TempDir()), node.Options{AgentHTTP: "127.0.0.1:0"})
+	list(t, seller, "compute.statistics.mean", "0.05")
+	base := "http://" + seller.AgentHTTPAddr()
+
+	resp, err := http.Get(base + "/capabilities/compute.statistics.mean")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var l market.SignedListing
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&l))
+	require.NoError(t, l.Verify(seller.Host.ID(), "compute.statistics.mean"), "the listing is signed as over libp2p")
+
+	resp2, err := http.Post(base+"/quotes", "application/json", strings.NewReader(`{"capability":"compute.statistics.mean"}`))
+	require.NoError(t, err)
+	defer resp2.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp2.StatusCode)
 }

@@ -78,6 +78,7 @@ func daemonCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; overrides config)"},
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable; overrides config)"},
 			&cli.StringFlag{Name: apiFlag, Usage: "control API host:port on loopback (port 0: any free port)"},
+			&cli.StringFlag{Name: "agent-http", Usage: "also serve the agent endpoint (listings, schemas) over plain HTTP on host:port"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
 			jsonOutFlag(),
 		},
@@ -103,6 +104,7 @@ func runDaemon(c *cli.Context) error {
 		Listen:    c.StringSlice(listenFlag),
 		Bootstrap: c.StringSlice(bootstrapFlag),
 		API:       c.String(apiFlag),
+		AgentHTTP: c.String("agent-http"),
 		Logger:    logger,
 	}
 	ctx, cancel := signalContext(c)
