@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -25,13 +26,17 @@ const (
 	DefaultAPIAddr = "127.0.0.1:5747"
 )
 
-// DefaultListen listens on TCP and QUIC on every interface, port 4747.
+// DefaultPort is the default libp2p port, for TCP and QUIC.
+const DefaultPort = 4747
+
+// DefaultListen listens on TCP and QUIC on every interface, DefaultPort.
 func DefaultListen() []string {
+	p := strconv.Itoa(DefaultPort)
 	return []string{
-		"/ip4/0.0.0.0/tcp/4747",
-		"/ip4/0.0.0.0/udp/4747/quic-v1",
-		"/ip6/::/tcp/4747",
-		"/ip6/::/udp/4747/quic-v1",
+		"/ip4/0.0.0.0/tcp/" + p,
+		"/ip4/0.0.0.0/udp/" + p + "/quic-v1",
+		"/ip6/::/tcp/" + p,
+		"/ip6/::/udp/" + p + "/quic-v1",
 	}
 }
 

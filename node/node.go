@@ -21,6 +21,8 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,6 +123,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if n.pstore, err = pstoreds.NewPeerstore(ctx, n.ds, pstoreds.DefaultOpts()); err != nil {
 		return nil, fmt.Errorf("open peerstore: %w", err)
 	}
+	cfg.Listen = freeDefaultListen(cfg.Listen, log)
 	boot, err := ParseBootstrap(cfg.Bootstrap)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -398,3 +401,24 @@ func (l *Local) Close() error {
 
 // discardLogger drops everything; benchmarks print figures, not logs.
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// freeDefaultListen keeps the default listen addresses when their port is
+// free and otherwise moves them to a free port: a second node on the same
+// machine with the default config should start, not fail on a port the
+// first one holds. Addresses a user chose are never changed.
+func freeDefaultListen(listen []string, log *slog.Logger) []string {
+	if !slices.Equal(listen, DefaultListen()) {
+		return listen
+	}
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", DefaultPort))
+	if err == nil {
+		ln.Close()
+		return listen
+	}
+	log.Warn("default port in use; listening on a free port instead", "port", DefaultPort)
+	out := make([]string, len(listen))
+	for i, a := range listen {
+		out[i] = strings.Replace(a, fmt.Sprintf("/%d", DefaultPort), "/0", 1)
+	}
+	return out
+}
