@@ -45,6 +45,12 @@ type apiServer struct {
 
 func startAPI(n *Node) (*apiServer, error) {
 	ln, err := net.Listen("tcp", n.Config.API)
+	if err != nil && n.Config.API == DefaultAPIAddr {
+		// Another node on this machine has the default port. Clients find
+		// the API through <repo>/api, so any free port serves as well.
+		n.log.Warn("default control API port in use; using a free port", "addr", DefaultAPIAddr)
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("control API on %s: %w (choose another with --api, or port 0 for any free port)", n.Config.API, err)
 	}
