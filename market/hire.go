@@ -102,10 +102,11 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	if err != nil {
 		return HireResult{}, err
 	}
-	var lastErr error
+	var lastErr, riskErr error
 	for _, c := range cands {
 		if err := m.checkRisk(c, req); err != nil {
-			return HireResult{}, err
+			riskErr = err // another seller of the capability may not need it
+			continue
 		}
 		q, err := m.quote(ctx, c, req)
 		if errors.Is(err, ErrInvalidInput) {
@@ -125,6 +126,9 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 			continue
 		}
 		return res, err
+	}
+	if lastErr == nil && riskErr != nil {
+		return HireResult{}, riskErr
 	}
 	if lastErr != nil {
 		return HireResult{}, fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
