@@ -18,9 +18,22 @@
 package market
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
 )
 
 const (
@@ -53,3 +66,145 @@ const (
 	// fetchConcurrency bounds how many sellers are asked at once.
 	fetchConcurrency = 16
 )
+
+// ErrClosed is returned by calls on a closed Market.
+var ErrClosed = errors.New("market closed")
+
+// Market is one node's market: its agent endpoint (seller side) and its
+// buyer side. It is safe for concurrent use.
+type Market struct {
+	cfg      config
+	host     host.Host
+	key      crypto.PrivKey
+	routing  *dht.Routing
+	escrow   *escrow.Escrow
+	store    *Store
+	jobs     *jobs
+	handlers *handlers
+	http     *libp2phttp.Host
+	client   *agentClient
+	server   *server
+	log      *slog.Logger
+
+	outboxKick chan struct{}
+	outboxMu   sync.Mutex
+	unsent     map[string]peer.ID // bought jobs whose settle the seller has not acknowledged
+
+	findMu    sync.Mutex
+	findCache map[string]cachedFind
+
+	quoteMu sync.Mutex
+	quotes  map[string]SignedQuote // kept quotes, by seller and capability
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+}
+
+// New wires a Market on h, keeping its state in db, its money in esc, and
+// finding sellers through routing. It serves nothing until Start.
+func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, esc *escrow.Escrow, opts ...Option) (*Market, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	store, err := NewStore(db, key)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	hh := &libp2phttp.Host{StreamHost: h}
+	m := &Market{
+		cfg:        cfg,
+		host:       h,
+		key:        key,
+		routing:    routing,
+		escrow:     esc,
+		store:      store,
+		jobs:       &jobs{db: db},
+		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
+		http:       hh,
+		client:     &agentClient{http: hh},
+		log:        cfg.logger,
+		ctx:        ctx,
+		cancel:     cancel,
+		outboxKick: make(chan struct{}, 1),
+		unsent:     make(map[string]peer.ID),
+		findCache:  make(map[string]cachedFind),
+		quotes:     make(map[string]SignedQuote),
+	}
+	m.server = newServer(store, h.ID(), cfg)
+	newSeller(m).register(m.server.mux)
+	return m, nil
+}
+
+// Start serves the agent endpoint and announces every stored listing.
+func (m *Market) Start(ctx context.Context) error {
+	srv, ln, err := m.listenStreams()
+	if err != nil {
+		return err
+	}
+	m.wg.Add(1)
+	go m.serveStreams(srv, ln)
+	m.loadOutbox()
+	m.wg.Add(1)
+	go m.outboxLoop()
+	offers, err := m.store.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range offers {
+		if err := m.routing.Announce(ctx, o.Signed.Listing.Capability); err != nil {
+			return fmt.Errorf("announce %s: %w", o.Signed.Listing.Capability, err)
+		}
+	}
+	return nil
+}
+
+// Close stops the agent endpoint. It is idempotent.
+func (m *Market) Close() error {
+	m.closeOnce.Do(func() {
+		m.cancel()
+		m.wg.Wait()
+		m.jobs.wg.Wait()
+	})
+	return nil
+}
+
+// Handler is the agent endpoint as a plain http.Handler, for serving it on
+// TCP to HTTP-only buyers.
+func (m *Market) Handler() http.Handler { return m.server }
+
+// Store is the offer store.
+func (m *Market) Store() *Store { return m.store }
+
+// AddListing stores a signed offer and announces it.
+func (m *Market) AddListing(ctx context.Context, p ListingParams) (Offer, error) {
+	o, err := m.store.Put(ctx, p)
+	if err != nil {
+		return Offer{}, err
+	}
+	if err := m.routing.Announce(ctx, p.Capability); err != nil {
+		return Offer{}, fmt.Errorf("announce %s: %w", p.Capability, err)
+	}
+	return o, nil
+}
+
+// RemoveListing removes an offer and stops announcing it.
+func (m *Market) RemoveListing(ctx context.Context, capID string) error {
+	if err := m.store.Delete(ctx, capID); err != nil {
+		return err
+	}
+	m.routing.Withdraw(capID)
+	return nil
+}
