@@ -225,12 +225,12 @@ func TestCLISellerKilledMidJobBuyerRefundsAtDeadline(t *testing.T) {
 		r := swarmwage(t, "--repo", m.buyer, "hire", "--json", "--timeout", "6s", "--input-json", `{"data":[1]}`, "compute.statistics.mean")
 		done <- r
 	}()
-	// Kill the seller once it has accepted the job (its hold is locked).
+	// Kill the seller once it has accepted the job: its side of the escrow
+	// is locked, and the handler runs.
 	require.Eventually(t, func() bool {
-		r := swarmwage(t, "--repo", m.buyer, "escrow", "list", "--json")
+		r := swarmwage(t, "--repo", m.seller, "escrow", "list", "--json")
 		return strings.Contains(r.Stdout, `"locked"`)
 	}, 20*time.Second, 50*time.Millisecond)
-	time.Sleep(200 * time.Millisecond) // let the seller's handler start
 	require.NoError(t, m.sellerCmd.Process.Kill())
 
 	var r cliResult
