@@ -26,7 +26,9 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if e, ok := r.cache[capID]; ok && len(e.sellers) >= min(limit, 1) {
+	// An empty answer is not cached: a capability nobody sold a minute
+	// ago may have a seller now.
+	if e, ok := r.cache[capID]; ok && len(e.sellers) > 0 {
 		e.lastSearch = now
 		out := clip(e.sellers, limit)
 		r.mu.Unlock()

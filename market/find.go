@@ -129,8 +129,9 @@ func (m *Market) findCached(ctx context.Context, capID string) (FindResult, erro
 	return res, nil
 }
 
-// forgetSeller drops a seller from the hire cache after it failed a quote.
-func (m *Market) forgetSeller(capID string) {
+// forgetFind drops capID's cached search after one of its sellers failed a
+// quote, so the next hire searches again.
+func (m *Market) forgetFind(capID string) {
 	m.findMu.Lock()
 	delete(m.findCache, capID)
 	m.findMu.Unlock()

@@ -115,7 +115,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		if err != nil {
 			// Before the lock a failing seller costs nothing: try the next.
 			m.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)
-			m.forgetSeller(req.Capability)
+			m.forgetFind(req.Capability)
 			lastErr = err
 			continue
 		}
