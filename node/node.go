@@ -367,7 +367,7 @@ type Local struct {
 
 // OpenLocal locks repo and opens its database.
 func OpenLocal(repo *Repo) (_ *Local, err error) {
-	if err := repo.Lock(); err != nil {
+	if err := lockWaiting(repo); err != nil {
 		return nil, err
 	}
 	l := &Local{Repo: repo}
@@ -421,4 +421,22 @@ func freeDefaultListen(listen []string, log *slog.Logger) []string {
 		out[i] = strings.Replace(a, fmt.Sprintf("/%d", DefaultPort), "/0", 1)
 	}
 	return out
+}
+
+// localLockWait is how long an offline command waits for another offline
+// command (which holds the repo for milliseconds) to finish. A daemon holds
+// the lock for good; commands reach it through its API instead.
+const localLockWait = 5 * time.Second
+
+// lockWaiting takes the repo lock, waiting a little while another short
+// command holds it, so that scripts may run commands side by side.
+func lockWaiting(repo *Repo) error {
+	deadline := time.Now().Add(localLockWait)
+	for {
+		err := repo.Lock()
+		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, apiFile)) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

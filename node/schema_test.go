@@ -2,6 +2,7 @@ package node
 
 import (
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/require"
@@ -17,4 +18,34 @@ func TestRepoWrittenByANewerBinaryIsRefused(t *testing.T) {
 	err = checkSchema(db)
 	require.ErrorIs(t, err, ErrRepoTooNew)
 	require.Contains(t, err.Error(), "upgrade swarmwage")
+}
+
+// TestOfflineCommandsWaitForEachOther: two offline commands at once do not
+// fail on the lock; the second waits for the first.
+func TestOfflineCommandsWaitForEachOther(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig("locktest")
+	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
+	repo, err := Init(dir, cfg)
+	require.NoError(t, err)
+	first, err := OpenLocal(repo)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		repo2, err := Open(dir)
+		if err != nil {
+			done <- err
+			return
+		}
+		second, err := OpenLocal(repo2)
+		if err == nil {
+			err = second.Close()
+		}
+		done <- err
+	}()
+	// Hold the lock while the second command starts: without waiting it
+	// would fail at once with ErrRepoLocked.
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, first.Close())
+	require.NoError(t, <-done)
 }
