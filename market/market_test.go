@@ -33,6 +33,11 @@ type testPeer struct {
 // setupPeer starts a real host on loopback, a private DHT and a market on a
 // real Badger database.
 func setupPeer(t *testing.T, boot *testPeer, opts ...Option) *testPeer {
+	return setupPeerTB(t, boot, opts...)
+}
+
+// setupPeerTB is setupPeer for benchmarks and fuzz targets too.
+func setupPeerTB(t testing.TB, boot *testPeer, opts ...Option) *testPeer {
 	t.Helper()
 	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	require.NoError(t, err)
@@ -76,6 +81,10 @@ func waitProvided(t *testing.T, peers ...*testPeer) {
 }
 
 func addListing(t *testing.T, p *testPeer, capID string, price int64) {
+	addListingTB(t, p, capID, price)
+}
+
+func addListingTB(t testing.TB, p *testPeer, capID string, price int64) {
 	t.Helper()
 	_, err := p.market.AddListing(context.Background(), ListingParams{Capability: capID, Price: price, Handler: HandlerConfig{Kind: HandlerBuiltin}})
 	require.NoError(t, err)

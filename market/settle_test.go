@@ -6,6 +6,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -342,4 +345,47 @@ func TestOneBuyerCannotTakeEverySlot(t *testing.T) {
 	b, err := buyer.market.escrow.Balance(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(4*10_000), b.Held, "the refused job's hold came back; four wait for their window")
+}
+
+// FuzzAgentEndpointNoPanic sends arbitrary requests, as a libp2p peer, to
+// every route of a real seller's agent endpoint: whatever the bytes, the
+// answer is a status code, never a panic or a hang.
+func FuzzAgentEndpointNoPanic(f *testing.F) {
+	reg, err := builtin.New()
+	require.NoError(f, err)
+	seller := setupPeerTB(f, nil, Builtin(reg))
+	addListingTB(f, seller, "compute.statistics.mean", 10_000)
+	buyerKey, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	require.NoError(f, err)
+	buyer, _ := peer.IDFromPrivateKey(buyerKey)
+
+	for _, seed := range []struct{ method, path, body string }{
+		{"GET", "/capabilities", ""},
+		{"GET", "/capabilities/compute.statistics.mean/schema", ""},
+		{"POST", "/quotes", `{"capability":"compute.statistics.mean"}`},
+		{"POST", "/jobs", `{"quote":{"quote":{"v":1}},"lock":{},"input":{"data":[1]}}`},
+		{"POST", "/jobs/abc/settle", `{"type":"settle","job_id":"abc"}`},
+		{"GET", "/jobs/abc", ""},
+	} {
+		f.Add(seed.method, seed.path, []byte(seed.body))
+	}
+	f.Fuzz(func(t *testing.T, method, path string, body []byte) {
+		if method != "GET" && method != "POST" {
+			method = "POST"
+		}
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+		req, err := http.NewRequest(method, "http://seller"+url.PathEscape(path), bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.URL.Path = path
+		req = req.WithContext(context.WithValue(req.Context(), peerKey{}, buyer))
+		rec := httptest.NewRecorder()
+		seller.market.server.ServeHTTP(rec, req)
+		if rec.Code == 0 {
+			t.Fatalf("%s %s: no status", method, path)
+		}
+	})
 }
