@@ -270,24 +270,19 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 	if err != nil {
 		return nil, findOut{}, s.daemonErr(err)
 	}
-	ratings, err := sellerRatings(ctx, cl)
-	if err != nil {
-		return nil, findOut{}, s.daemonErr(err)
-	}
 	spentToday, err := s.spentToday(ctx, cl)
 	if err != nil {
 		return nil, findOut{}, s.daemonErr(err)
 	}
 	out := findOut{Capability: info.Capability, Sellers: []sellerDoc{}, Rejected: info.Rejected}
 	for _, sl := range info.Sellers {
-		r := ratings[sl.PeerID]
 		doc := sellerDoc{
-			PeerID: sl.PeerID, Price: sl.Price, Ratings: r.n, RTTMS: sl.RTTMS, Handler: sl.Handler,
+			PeerID: sl.PeerID, Price: sl.Price, Ratings: sl.Ratings, RTTMS: sl.RTTMS, Handler: sl.Handler,
 			RiskTier: sl.RiskTier, RequiredPermissions: sl.RequiredPermissions, SkillCardHash: sl.SkillCardHash,
 			WithinLimits: true,
 		}
-		if r.n > 0 {
-			doc.Rating = ptr(math.Round(float64(r.sum)/float64(r.n)*100) / 100)
+		if sl.Ratings > 0 {
+			doc.Rating = ptr(math.Round(sl.Rating*100) / 100)
 		}
 		price, perr := escrow.ParseAmount(sl.Price)
 		switch {
@@ -305,26 +300,6 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 	}
 	out.Count = len(out.Sellers)
 	return nil, out, nil
-}
-
-type ratingSum struct{ sum, n int }
-
-// sellerRatings sums this node's ratings of each seller it hired.
-func sellerRatings(ctx context.Context, cl *node.Client) (map[string]ratingSum, error) {
-	jobs, err := cl.Jobs(ctx, market.RoleBuyer)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]ratingSum)
-	for _, j := range jobs.Jobs {
-		if j.Rating >= 1 && j.Rating <= 5 {
-			r := out[j.Seller.String()]
-			r.sum += j.Rating
-			r.n++
-			out[j.Seller.String()] = r
-		}
-	}
-	return out, nil
 }
 
 // spentToday asks the daemon what the node spent today, when a per-day cap
