@@ -316,12 +316,11 @@ func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lo
 // validateInput checks input against the listing: the taxonomy's schema for
 // standard capabilities, the seller's published one for the others.
 func validateInput(l Listing, input []byte) error {
-	if _, err := verify.Parse(l.Capability); err == nil {
-		if _, serr := verify.InputSchema(l.Capability); serr == nil {
-			return verify.ValidateInput(l.Capability, input)
-		}
+	err := verify.ValidateInput(l.Capability, input)
+	if errors.Is(err, verify.ErrNoStandardSchema) || errors.Is(err, verify.ErrUnknownCapability) {
+		return verify.ValidateWithSchema(l.Capability, l.InputSchema, input)
 	}
-	return verify.ValidateWithSchema(l.Capability, l.InputSchema, input)
+	return err
 }
 
 func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
