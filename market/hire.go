@@ -70,6 +70,10 @@ type HireRequest struct {
 	Confirm bool
 	// Progress, when set, is called with every event of the job.
 	Progress func(Event)
+
+	// standard is set by Hire: the capability has the taxonomy's schemas
+	// and checks.
+	standard bool
 }
 
 // HireResult is what a hire produced, also when it failed after the lock.
@@ -95,9 +99,11 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	defer cancel()
-	if err := checkHireInput(req); err != nil {
+	standard, err := checkHireInput(req)
+	if err != nil {
 		return HireResult{}, err
 	}
+	req.standard = standard
 	cands, err := m.candidates(ctx, req)
 	if err != nil {
 		return HireResult{}, err
@@ -143,20 +149,22 @@ var errTryNext = errors.New("seller refused the job")
 // checkHireInput validates the input of a standard capability before
 // anything is sent (custom ones are checked against the seller's schema
 // once its listing is known).
-func checkHireInput(req HireRequest) error {
-	if err := verify.CheckID(req.Capability); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+// It reports whether the capability has the taxonomy's schemas and checks.
+func checkHireInput(req HireRequest) (standard bool, err error) {
+	if err := verify.CheckKnown(req.Capability); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	if !json.Valid(req.Input) {
-		return fmt.Errorf("%w: input is not valid JSON", ErrInvalidInput)
+		return false, fmt.Errorf("%w: input is not valid JSON", ErrInvalidInput)
 	}
-	if _, err := verify.InputSchema(req.Capability); err != nil {
-		return nil
+	err = verify.ValidateInput(req.Capability, req.Input)
+	switch {
+	case errors.Is(err, verify.ErrNoStandardSchema):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
-	if err := verify.ValidateInput(req.Capability, req.Input); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
-	}
-	return nil
+	return true, nil
 }
 
 // candidates finds the sellers a hire may use, best first: cheapest, then
@@ -238,7 +246,7 @@ func (m *Market) checkRisk(s Seller, req HireRequest) error {
 
 // quote asks seller for a signed quote and checks it.
 func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQuote, error) {
-	if _, err := verify.InputSchema(req.Capability); err != nil {
+	if !req.standard {
 		// Not a taxonomy capability: the seller's schema decides.
 		if err := verify.ValidateWithSchema(req.Capability, s.Listing.Listing.InputSchema, req.Input); err != nil {
 			return SignedQuote{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
@@ -403,14 +411,12 @@ func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, 
 	}
 	res.Output, res.State = out, escrow.StateDelivered
 	var (
-		rep      verify.Report
-		err      error
-		standard = true
+		rep verify.Report
+		err error
 	)
-	if _, serr := verify.OutputSchema(req.Capability); serr == nil {
+	if req.standard {
 		rep, err = verify.Verify(ctx, req.Capability, req.Input, out)
 	} else {
-		standard = false
 		rep, err = verify.VerifyWithSchema(ctx, req.Capability, s.Listing.Listing.OutputSchema, out)
 	}
 	if err != nil {
@@ -434,7 +440,7 @@ func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, 
 		}
 		return m.refund(res, "verification failed", failed, ErrVerificationFailed)
 	}
-	if !standard {
+	if !req.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
 		return res, nil
