@@ -22,7 +22,7 @@ func buyerHire(b *testing.B, p *pair, id string) {
 		b.Fatal(err)
 	}
 	d := signDelivery(b, p.seller.key, &escrow.Delivery{JobID: id, OutputHash: hashOf(id), Seller: p.seller.id, DeliveredAt: p.clock.Now()})
-	if err := p.buyer.e.RecordDelivery(ctx, d); err != nil {
+	if err := p.buyer.e.RecordDelivery(ctx, d, []byte(id)); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := p.buyer.e.Release(ctx, id); err != nil {

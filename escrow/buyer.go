@@ -21,6 +21,9 @@ type LockParams struct {
 	Amount     int64         // micro-credits, > 0
 	Deadline   time.Time     // the seller must deliver by then (after now)
 	Window     time.Duration // verification window after delivery, 1 ms to 30 days
+	// Input is the job's input. The lock commits to its sha256, and it is
+	// stored with the lock, so a restarted buyer can verify the output.
+	Input []byte
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -77,10 +80,13 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 		rec := &storedRecord{
 			JobID: l.JobID, Role: RoleBuyer, State: StateLocked, Amount: l.Amount,
 			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
-			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(),
+			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
 			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline,
 		}
 		if err := saveBalance(txn, b); err != nil {
+			return err
+		}
+		if err := putPayload(txn, RoleBuyer, l.JobID, PayloadInput, p.Input, l.InputHash); err != nil {
 			return err
 		}
 		if err := putReceipt(txn, l.JobID, RoleBuyer, receiptLock, l); err != nil {
@@ -113,6 +119,9 @@ func (e *Escrow) newLock(p LockParams, now time.Time) (*Lock, error) {
 	if p.Amount <= 0 {
 		return nil, fmt.Errorf("%w: %s: must be positive", ErrWrongAmount, FormatAmount(p.Amount))
 	}
+	if len(p.Input) > MaxPayloadSize {
+		return nil, fmt.Errorf("%w: input of %d bytes is over the %d byte limit", ErrInvalidMessage, len(p.Input), MaxPayloadSize)
+	}
 	window := p.Window.Truncate(time.Millisecond)
 	if window <= 0 || window > maxWindow {
 		return nil, fmt.Errorf("%w: verification window %s: want 1ms to %s", ErrInvalidMessage, p.Window, maxWindow)
@@ -124,7 +133,7 @@ func (e *Escrow) newLock(p LockParams, now time.Time) (*Lock, error) {
 	l := &Lock{
 		JobID: p.JobID, QuoteID: p.QuoteID, Capability: p.Capability,
 		Buyer: e.self, Seller: p.Seller, Amount: p.Amount,
-		Deadline: deadline, Window: window, CreatedAt: msgTime(now),
+		Deadline: deadline, Window: window, CreatedAt: msgTime(now), InputHash: HashHex(p.Input),
 	}
 	if err := l.sign(e.key); err != nil {
 		return nil, err
@@ -133,13 +142,17 @@ func (e *Escrow) newLock(p LockParams, now time.Time) (*Lock, error) {
 }
 
 // RecordDelivery records the seller's signed delivery of a job this node
-// locked: locked -> delivered, and the verification window starts now (the
-// buyer's clock, not the seller's claim). It checks the signature and that
-// the job's seller signed it (ErrForged), that the job is known
-// (ErrUnknownJob) and that the deadline has not passed (ErrBadState).
-// Recording the same delivery again is a no-op; a different delivery fails
-// with ErrBadState, and one for a settled job with ErrAlreadySettled.
-func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery) error {
+// locked, with the output it names: locked -> delivered, the output stored
+// in the same transaction (so a restart can verify it again), and the
+// verification window starts now (the buyer's clock, not the seller's
+// claim). It checks the signature and that the job's seller signed it
+// (ErrForged), that the output is the one the delivery names
+// (ErrInvalidMessage), that the job is known (ErrUnknownJob) and that the
+// deadline has not passed (ErrBadState). Recording the same delivery again
+// is a no-op; a different delivery fails with ErrBadState, and one for a
+// settled job with ErrAlreadySettled. The timers never release a recorded
+// delivery that was not accepted (Accept, Release): see WithUndecided.
+func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery, output []byte) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
@@ -180,6 +193,9 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery) error {
 		rec.UpdatedAt = now
 		rec.OutputHash = d.OutputHash
 		rec.DueAt = now.Add(prev.window())
+		if err := putPayload(txn, RoleBuyer, d.JobID, PayloadOutput, output, d.OutputHash); err != nil {
+			return err
+		}
 		if err := putReceipt(txn, d.JobID, RoleBuyer, receiptDelivery, d); err != nil {
 			return err
 		}
@@ -259,7 +275,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 			return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
 		case decision == DecisionRelease && prev.State == StateLocked:
 			return fmt.Errorf("%w: nothing was delivered; refund instead", ErrBadState)
-		case decision == DecisionRefund && prev.State == StateDelivered && auto == "" && now.After(prev.DueAt):
+		case decision == DecisionRefund && prev.State == StateDelivered && prev.Accepted && now.After(prev.DueAt):
 			return fmt.Errorf("%w: the verification window closed at %s; the hold releases to the seller", ErrBadState, wireTime(prev.DueAt))
 		}
 		b, err := loadBalance(txn)
@@ -305,4 +321,45 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 		e.notify(ctx, RoleBuyer, jobID)
 	}
 	return out, nil
+}
+
+// Accept records that a delivered job's output passed this node's
+// verification, for capabilities whose hold waits for the verification
+// window (no standard verifier): the buyer's timer then releases it when
+// the window ends, unless the buyer refunds first. Accepting an accepted or
+// released job is a no-op; a locked job fails with ErrBadState, a refunded
+// one with ErrAlreadySettled.
+func (e *Escrow) Accept(ctx context.Context, jobID string) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	now := e.now()
+	err := e.update(ctx, func(txn *tx) error {
+		prev, err := loadRecord(txn, RoleBuyer, jobID)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case prev.State == StateReleased || prev.State == StateDelivered && prev.Accepted:
+			return nil
+		case prev.State == StateLocked:
+			return fmt.Errorf("%w: nothing was delivered", ErrBadState)
+		case prev.State.Final():
+			return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
+		}
+		rec := *prev
+		rec.Accepted = true
+		rec.UpdatedAt = now
+		if rec.DueAt.Before(now) {
+			rec.DueAt = now // an undecided delivery past its window: release now
+		}
+		return saveRecord(txn, prev, &rec)
+	})
+	if err != nil {
+		return fmt.Errorf("accept job %s: %w", truncate(jobID), err)
+	}
+	return nil
 }

@@ -101,7 +101,11 @@ func TestConformanceRandomHires(t *testing.T) {
 func runSim(t *testing.T, seed uint64, nSellers, nJobs int) {
 	clock := newClock()
 	s := &sim{t: t, rng: rand.New(rand.NewPCG(seed, seed*7919)), clock: clock, byID: map[string]*simJob{}}
-	s.buyer = setupNode(t, clock)
+	// The buyer verifies again what a crash left undecided (as the market
+	// does); these outputs pass.
+	s.buyer = setupNode(t, clock, escrow.WithUndecided(func(ctx context.Context, r escrow.Record) {
+		require.NoError(t, s.buyer.e.Accept(ctx, r.JobID))
+	}))
 	for range nSellers {
 		s.sellers = append(s.sellers, setupNode(t, clock))
 	}
@@ -129,8 +133,12 @@ func runSim(t *testing.T, seed uint64, nSellers, nJobs int) {
 			s.restart()
 		}
 	}
-	// Let every timer run out.
+	// Let every timer run out: windows (an undecided delivery is verified
+	// again, then released), then the sellers' finality horizon for
+	// releases whose confirmation was lost.
 	s.tick(2 * time.Hour)
+	s.tick(time.Second)
+	s.tick(escrow.DefaultFinality)
 	s.check(deposit)
 }
 
@@ -181,22 +189,22 @@ func (s *sim) run(j *simJob, st step) error {
 		j.lock = l
 		return err
 	case stAccept:
-		err := seller.e.AcceptLock(ctx, j.lock)
+		err := acceptLock(seller.e, ctx, j.lock)
 		if err == nil && s.rng.IntN(5) == 0 {
-			err = seller.e.AcceptLock(ctx, j.lock) // replayed
+			err = acceptLock(seller.e, ctx, j.lock) // replayed
 		}
 		return err
 	case stDeliver, stDeliverX:
-		d, err := seller.e.Deliver(ctx, j.id, hashOf(j.id))
+		d, err := seller.e.Deliver(ctx, j.id, []byte(j.id))
 		if err != nil || st == stDeliverX {
 			return err
 		}
 		if s.rng.IntN(5) == 0 {
 			s.forgeDelivery(d)
 		}
-		err = s.buyer.e.RecordDelivery(ctx, d)
+		err = s.buyer.e.RecordDelivery(ctx, d, []byte(j.id))
 		if err == nil && s.rng.IntN(5) == 0 {
-			err = s.buyer.e.RecordDelivery(ctx, d) // replayed
+			err = s.buyer.e.RecordDelivery(ctx, d, []byte(j.id)) // replayed
 		}
 		return err
 	case stRelease:
@@ -267,7 +275,7 @@ func (s *sim) forgeSettle(seller *testNode, real *escrow.Settle) {
 func (s *sim) forgeDelivery(real *escrow.Delivery) {
 	f := *real
 	f.OutputHash = hashOf("forged")
-	require.ErrorIs(s.t, s.buyer.e.RecordDelivery(s.t.Context(), &f), escrow.ErrForged)
+	require.ErrorIs(s.t, s.buyer.e.RecordDelivery(s.t.Context(), &f, nil), escrow.ErrForged)
 }
 
 // tick moves the clock and fires the timers: the buyer's first, whose
@@ -379,7 +387,7 @@ func concurrentHire(ctx context.Context, rng *rand.Rand, clock *fakeClock, buyer
 	if err != nil {
 		return err
 	}
-	if err := seller.e.AcceptLock(ctx, l); err != nil {
+	if err := acceptLock(seller.e, ctx, l); err != nil {
 		return err
 	}
 	var s *escrow.Settle
@@ -390,11 +398,11 @@ func concurrentHire(ctx context.Context, rng *rand.Rand, clock *fakeClock, buyer
 		}
 		s, err = buyer.e.Refund(ctx, id, "failed", nil)
 	default:
-		d, err := seller.e.Deliver(ctx, id, hashOf(id))
+		d, err := seller.e.Deliver(ctx, id, []byte(id))
 		if err != nil {
 			return err
 		}
-		if err := buyer.e.RecordDelivery(ctx, d); err != nil {
+		if err := buyer.e.RecordDelivery(ctx, d, []byte(id)); err != nil {
 			return err
 		}
 		if rng.IntN(2) == 0 {

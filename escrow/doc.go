@@ -11,16 +11,39 @@
 //	Release|Refund released|refunded - Settle -> ApplySettle released|refunded|disputed
 //	                                       FailJob       failed
 //
-// Timers (FireDue, run by Start): a buyer's locked job past its deadline is
-// refunded (reason "deadline"); a buyer's delivered job past the
-// verification window (counted from when the buyer recorded the delivery) is
-// released. The seller settles the same way on its side, a settle grace
-// later (WithSettleGrace), so the buyer's decision or timer comes first:
-// locked past the deadline -> refunded, delivered past the window (and
-// past the deadline: a lost delivery never started the buyer's window) ->
-// released and credited. A refund must reach the seller within the grace,
-// so the market retries sending refunds; a lost release is harmless. Timers are an index in Badger, so they resume after
-// a restart.
+// Precedence: how both sides of a job reach the same final state after any
+// crash or partition.
+//
+//  1. A delivery counts only once the buyer has it. The seller stores its
+//     output with its signed delivery (Deliver) and serves it again until
+//     the buyer decides; the buyer stores the output with the delivery
+//     (RecordDelivery) in one transaction, so a restart can verify it again.
+//  2. The buyer's signed decision (Settle) is the job's outcome. A lock
+//     commits to the input's hash, a delivery to the output's, so the
+//     decision is about exactly those bytes.
+//  3. A buyer never pays for output it has not verified: its timers release
+//     a delivery only if the buyer accepted it (Accept, for capabilities
+//     whose hold waits for the window). A delivery left undecided by a crash
+//     is handed to the WithUndecided hook, which verifies the stored output
+//     again and releases or refunds; the market also does this at start-up.
+//     Locked past the deadline (nothing received) is refunded (reason
+//     "deadline").
+//  4. The seller's timers act a settle grace after the buyer's: locked past
+//     the deadline -> refunded; delivered past the window and the deadline
+//     -> released provisionally (Record.Provisional, Balance.Pending: not
+//     spendable). A buyer's refund that arrives later reverses it (->
+//     disputed), a release confirms it. Only after the finality horizon
+//     (WithFinality, default 72 h) with no word from the buyer does it become
+//     final; a buyer silent for that long can no longer object, and its
+//     refund then gets ErrAlreadySettled.
+//  5. The buyer resends its decision until the seller acknowledges it (the
+//     market's outbox, from start-up on, with backoff). Decisions are
+//     idempotent, so replays change nothing.
+//
+// Outcome equivalence, as the fault-injection suite checks it: buyer
+// released == seller released (not provisional); buyer refunded == seller
+// refunded, disputed or failed. Money moves only as those states say. Timers
+// are an index in Badger, so they resume after a restart.
 //
 // Ledger invariant, on every node at all times: Available + Held + Paid ==
 // Deposited + Earned (CheckInvariant checks it against the records too).
@@ -44,6 +67,8 @@
 // ErrWrongAmount, ErrJobIDReused, ErrBadState or ErrInvalidMessage.
 //
 // Storage (keys.go): escrow/job/<role>/<base32 id> (the record),
+// escrow/payload/<role>/<base32 id>/input|output (the job's bytes, stored
+// once, with the message committing to their hash),
 // escrow/due/<ms>/<role>/<base32 id> (timer index), escrow/schema,
 // acct/balance, acct/deposit/<ns>/<nonce>, receipt/<base32 id>/<role>/<kind>
 // (signed lock, delivery, settle). Values are versioned JSON ({"v":1,...}).

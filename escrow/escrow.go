@@ -201,7 +201,7 @@ func (e *Escrow) Balance(ctx context.Context) (Balance, error) {
 	if err != nil {
 		return Balance{}, fmt.Errorf("read balance: %w", err)
 	}
-	return Balance{Available: b.Available, Held: b.Held, Paid: b.Paid, Deposited: b.Deposited, Earned: b.Earned}, nil
+	return Balance{Available: b.Available, Held: b.Held, Paid: b.Paid, Deposited: b.Deposited, Earned: b.Earned, Pending: b.Pending}, nil
 }
 
 // getJSON reads key into v; a missing key is ErrNotFound.
@@ -244,7 +244,7 @@ func loadBalance(txn *tx) (storedBalance, error) {
 
 func saveBalance(txn *tx, b storedBalance) error {
 	b.V = schemaVersion
-	if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 {
+	if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 {
 		// A bug, never a peer's doing: refuse to commit it.
 		return fmt.Errorf("%w: negative field in %+v", ErrInvariant, b)
 	}
@@ -265,12 +265,12 @@ func loadRecord(txn *tx, role Role, jobID string) (*storedRecord, error) {
 // saveRecord writes r and moves its timer index entry: the old one (if
 // prev was open) goes, a new one at r.DueAt comes if r is open.
 func saveRecord(txn *tx, prev, r *storedRecord) error {
-	if prev != nil && !prev.State.Final() {
+	if prev != nil && prev.timed() {
 		if err := txn.delete(dueKey(prev.DueAt, prev.Role, prev.JobID)); err != nil {
 			return fmt.Errorf("delete timer of %s: %w", prev.JobID, err)
 		}
 	}
-	if !r.State.Final() {
+	if r.timed() {
 		if err := txn.set(dueKey(r.DueAt, r.Role, r.JobID), nil); err != nil {
 			return fmt.Errorf("write timer of %s: %w", r.JobID, err)
 		}

@@ -26,7 +26,7 @@ func TestDepositAndBalance(t *testing.T) {
 
 	b, err := json.Marshal(n.balance(t))
 	require.NoError(t, err)
-	require.JSONEq(t, `{"available":"1.55","held":"0","paid":"0","deposited":"1.55","earned":"0"}`, string(b))
+	require.JSONEq(t, `{"available":"1.55","held":"0","paid":"0","deposited":"1.55","earned":"0","pending":"0"}`, string(b))
 	var back escrow.Balance
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, n.balance(t), back)
@@ -216,10 +216,10 @@ func TestSelfHireKeepsBothRoles(t *testing.T) {
 	l, err := n.e.Lock(ctx, escrow.LockParams{JobID: "self", Seller: n.id, Amount: testPrice,
 		Deadline: clock.Now().Add(time.Minute), Window: time.Minute})
 	require.NoError(t, err)
-	require.NoError(t, n.e.AcceptLock(ctx, l))
-	d, err := n.e.Deliver(ctx, "self", hashOf("x"))
+	require.NoError(t, acceptLock(n.e, ctx, l))
+	d, err := n.e.Deliver(ctx, "self", []byte("x"))
 	require.NoError(t, err)
-	require.NoError(t, n.e.RecordDelivery(ctx, d))
+	require.NoError(t, n.e.RecordDelivery(ctx, d, []byte("x")))
 	s, err := n.e.Release(ctx, "self")
 	require.NoError(t, err)
 	require.NoError(t, n.e.ApplySettle(ctx, s))
@@ -287,17 +287,17 @@ func TestIdempotentTransitions(t *testing.T) {
 	l2, err := p.buyer.e.Lock(ctx, params)
 	require.NoError(t, err)
 	require.Equal(t, l1.Signature, l2.Signature)
-	require.NoError(t, p.seller.e.AcceptLock(ctx, l1))
-	require.NoError(t, p.seller.e.AcceptLock(ctx, l1))
+	require.NoError(t, acceptLock(p.seller.e, ctx, l1))
+	require.NoError(t, acceptLock(p.seller.e, ctx, l1))
 	require.Equal(t, int64(testPrice), p.buyer.balance(t).Held, "a repeated lock holds nothing more")
 
-	d1, err := p.seller.e.Deliver(ctx, "job-1", hashOf("out"))
+	d1, err := p.seller.e.Deliver(ctx, "job-1", []byte("out"))
 	require.NoError(t, err)
-	d2, err := p.seller.e.Deliver(ctx, "job-1", hashOf("out"))
+	d2, err := p.seller.e.Deliver(ctx, "job-1", []byte("out"))
 	require.NoError(t, err)
 	require.Equal(t, d1.Signature, d2.Signature)
-	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1))
-	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1))
+	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1, []byte("out")))
+	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1, []byte("out")))
 
 	s1, err := p.buyer.e.Release(ctx, "job-1")
 	require.NoError(t, err)
@@ -306,7 +306,7 @@ func TestIdempotentTransitions(t *testing.T) {
 	require.Equal(t, s1.Signature, s2.Signature)
 	require.NoError(t, p.seller.e.ApplySettle(ctx, s1))
 	require.NoError(t, p.seller.e.ApplySettle(ctx, s1))
-	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1), "the recorded delivery replayed after release")
+	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d1, []byte("out")), "the recorded delivery replayed after release")
 
 	require.Equal(t, escrow.Balance{Available: 10*credit - testPrice, Paid: testPrice, Deposited: 10 * credit}, p.buyer.balance(t))
 	require.Equal(t, escrow.Balance{Available: testPrice, Earned: testPrice}, p.seller.balance(t))
@@ -367,20 +367,20 @@ func TestConflictingOperations(t *testing.T) {
 		{"delivery after the deadline", func(t *testing.T, p *pair) error {
 			p.lock(t, "j")
 			p.clock.Advance(testTimeout + time.Millisecond)
-			_, err := p.seller.e.Deliver(t.Context(), "j", hashOf("late"))
+			_, err := p.seller.e.Deliver(t.Context(), "j", []byte("late"))
 			return err
 		}, escrow.ErrBadState},
 		{"buyer records a delivery after the deadline", func(t *testing.T, p *pair) error {
 			p.lock(t, "j")
-			d, err := p.seller.e.Deliver(t.Context(), "j", hashOf("x"))
+			d, err := p.seller.e.Deliver(t.Context(), "j", []byte("x"))
 			require.NoError(t, err)
 			p.clock.Advance(testTimeout + time.Millisecond)
-			return p.buyer.e.RecordDelivery(t.Context(), d)
+			return p.buyer.e.RecordDelivery(t.Context(), d, []byte("x"))
 		}, escrow.ErrBadState},
 		{"second delivery with another hash", func(t *testing.T, p *pair) error {
 			p.lock(t, "j")
 			p.deliver(t, "j")
-			_, err := p.seller.e.Deliver(t.Context(), "j", hashOf("other"))
+			_, err := p.seller.e.Deliver(t.Context(), "j", []byte("other"))
 			return err
 		}, escrow.ErrBadState},
 		{"fail a delivered job", func(t *testing.T, p *pair) error {
@@ -388,7 +388,7 @@ func TestConflictingOperations(t *testing.T) {
 			p.deliver(t, "j")
 			return p.seller.e.FailJob(t.Context(), "j", "x")
 		}, escrow.ErrBadState},
-		{"refund reaches a seller after its own timer released", func(t *testing.T, p *pair) error {
+		{"refund reaches a seller after its release became final", func(t *testing.T, p *pair) error {
 			p.lock(t, "j")
 			p.deliver(t, "j")
 			s, err := p.buyer.e.Refund(t.Context(), "j", "bad", nil)
@@ -396,14 +396,18 @@ func TestConflictingOperations(t *testing.T) {
 			p.clock.Advance(testTimeout + testGrace + time.Second)
 			n, err := p.seller.e.FireDue(t.Context())
 			require.NoError(t, err)
-			require.Equal(t, 1, n)
+			require.Equal(t, 1, n, "provisional release")
+			p.clock.Advance(escrow.DefaultFinality)
+			n, err = p.seller.e.FireDue(t.Context())
+			require.NoError(t, err)
+			require.Equal(t, 1, n, "final release")
 			return p.seller.e.ApplySettle(t.Context(), s)
 		}, escrow.ErrAlreadySettled},
 		{"accept a lock whose deadline passed", func(t *testing.T, p *pair) error {
 			l, err := p.buyer.e.Lock(t.Context(), p.lockParams("j"))
 			require.NoError(t, err)
 			p.clock.Advance(testTimeout)
-			return p.seller.e.AcceptLock(t.Context(), l)
+			return acceptLock(p.seller.e, t.Context(), l)
 		}, escrow.ErrBadState},
 	}
 	for _, tc := range testCases {

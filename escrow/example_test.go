@@ -2,8 +2,6 @@ package escrow_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
@@ -43,13 +41,14 @@ func Example() {
 	lock, _ := buyer.Lock(ctx, escrow.LockParams{
 		JobID: "job-1", Capability: "compute.statistics.mean", Seller: seller.ID(),
 		Amount: price, Deadline: time.Now().Add(time.Minute), Window: time.Minute,
+		Input: []byte(`{"data":[1,2,3]}`),
 	})
 	// Seller: check and record the lock, run the job, sign the delivery.
-	_ = seller.AcceptLock(ctx, lock)
-	sum := sha256.Sum256([]byte(`{"mean":2}`))
-	delivery, _ := seller.Deliver(ctx, "job-1", hex.EncodeToString(sum[:]))
+	input := []byte(`{"data":[1,2,3]}`)
+	_, _ = seller.AcceptLock(ctx, lock, input)
+	delivery, _ := seller.Deliver(ctx, "job-1", []byte(`{"mean":2}`))
 	// Buyer: record the delivery, verify the output, release.
-	_ = buyer.RecordDelivery(ctx, delivery)
+	_ = buyer.RecordDelivery(ctx, delivery, []byte(`{"mean":2}`))
 	settle, _ := buyer.Release(ctx, "job-1")
 	// Seller: apply the signed release and get credited.
 	_ = seller.ApplySettle(ctx, settle)

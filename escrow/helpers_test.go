@@ -185,13 +185,20 @@ func (p *pair) lockParams(jobID string) escrow.LockParams {
 	}
 }
 
+// acceptLock accepts l with an empty input (the locks of these tests commit
+// to none).
+func acceptLock(e *escrow.Escrow, ctx context.Context, l *escrow.Lock) error {
+	_, err := e.AcceptLock(ctx, l, nil)
+	return err
+}
+
 // lock locks on the buyer and accepts on the seller.
 func (p *pair) lock(tb testing.TB, jobID string) *escrow.Lock {
 	tb.Helper()
 	ctx := context.Background()
 	l, err := p.buyer.e.Lock(ctx, p.lockParams(jobID))
 	require.NoError(tb, err)
-	require.NoError(tb, p.seller.e.AcceptLock(ctx, l))
+	require.NoError(tb, acceptLock(p.seller.e, ctx, l))
 	return l
 }
 
@@ -199,9 +206,12 @@ func (p *pair) lock(tb testing.TB, jobID string) *escrow.Lock {
 func (p *pair) deliver(tb testing.TB, jobID string) *escrow.Delivery {
 	tb.Helper()
 	ctx := context.Background()
-	d, err := p.seller.e.Deliver(ctx, jobID, hashOf("output of "+jobID))
+	d, err := p.seller.e.Deliver(ctx, jobID, []byte("output of "+jobID))
 	require.NoError(tb, err)
-	require.NoError(tb, p.buyer.e.RecordDelivery(ctx, d))
+	require.NoError(tb, p.buyer.e.RecordDelivery(ctx, d, []byte("output of "+jobID)))
+	// The buyer verified it; its hold waits for the window (the flow of a
+	// capability without a standard verifier).
+	require.NoError(tb, p.buyer.e.Accept(ctx, jobID))
 	return d
 }
 

@@ -18,6 +18,7 @@ const (
 	escrowPrefix  = "escrow/"
 	jobPrefix     = escrowPrefix + "job/"
 	duePrefix     = escrowPrefix + "due/"
+	payloadPrefix = escrowPrefix + "payload/"
 	schemaKeyStr  = escrowPrefix + "schema"
 	acctPrefix    = "acct/"
 	balanceKeyStr = acctPrefix + "balance"
@@ -160,4 +161,20 @@ func parseReceiptKey(k []byte) (string, Role, string, error) {
 		return "", "", "", fmt.Errorf("%w: %w", errBadKey, err)
 	}
 	return id, Role(parts[1]), parts[2], nil
+}
+
+// Payload kinds: the job's bytes kept with its evidence.
+const (
+	// PayloadInput is the job's input, as the lock's input_hash names it.
+	PayloadInput = "input"
+	// PayloadOutput is the delivered output, as the delivery's output_hash
+	// names it.
+	PayloadOutput = "output"
+)
+
+// payloadKey is "escrow/payload/<role>/<base32 job ID>/<kind>": the input or
+// output bytes of a job, stored once, in the same transaction as the signed
+// message that commits to their hash. Records and lists never carry them.
+func payloadKey(role Role, jobID, kind string) []byte {
+	return []byte(payloadPrefix + string(role) + "/" + encodeKeyPart(jobID) + "/" + kind)
 }

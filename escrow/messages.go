@@ -2,6 +2,7 @@ package escrow
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -19,8 +20,13 @@ import (
 // made for one kind of message never verifies as another kind. A change to
 // a message's fields gets a new tag.
 const (
-	// TypeLock tags a Lock on the wire.
-	TypeLock = "swarmwage/escrow/lock/1"
+	// TypeLock tags a Lock on the wire. Version 2 commits to the input's
+	// hash (input_hash); every lock this release signs is version 2.
+	TypeLock = "swarmwage/escrow/lock/2"
+	// TypeLockV1 tags a lock without input_hash, as releases before it
+	// signed them. They still decode (stored evidence), but a seller
+	// accepts only version 2 for new jobs.
+	TypeLockV1 = "swarmwage/escrow/lock/1"
 	// TypeDelivery tags a Delivery on the wire.
 	TypeDelivery = "swarmwage/escrow/delivery/1"
 	// TypeSettle tags a Settle on the wire.
@@ -64,7 +70,12 @@ type Lock struct {
 	Deadline   time.Time     // the seller must deliver by then
 	Window     time.Duration // verification window after delivery
 	CreatedAt  time.Time
-	Signature  []byte
+	// InputHash is the lowercase hex sha256 of the job's input bytes: the
+	// lock commits to what the buyer asked, so a replayed lock cannot carry
+	// another input and a seller can show which input it was paid for.
+	// Empty only in version 1 locks.
+	InputHash string
+	Signature []byte
 }
 
 // Delivery is the seller's signed statement that it returned output whose
@@ -101,6 +112,7 @@ type lockWire struct {
 	Deadline   string `json:"deadline"`
 	WindowMS   int64  `json:"window_ms"`
 	CreatedAt  string `json:"created_at"`
+	InputHash  string `json:"input_hash,omitempty"`
 	Signature  string `json:"signature,omitempty"`
 }
 
@@ -199,14 +211,24 @@ func checkText(field, s string) error {
 	return nil
 }
 
-func checkOutputHash(h string) error {
+func checkOutputHash(h string) error { return checkHash("output_hash", h) }
+
+// checkHash checks a lowercase hex sha256 named field.
+func checkHash(field, h string) error {
 	if len(h) != 64 {
-		return fmt.Errorf("%w: output_hash must be 64 lowercase hex characters (sha256)", ErrInvalidMessage)
+		return fmt.Errorf("%w: %s must be 64 lowercase hex characters (sha256)", ErrInvalidMessage, field)
 	}
 	if _, err := hex.DecodeString(h); err != nil || h != toLowerASCII(h) {
-		return fmt.Errorf("%w: output_hash must be 64 lowercase hex characters (sha256)", ErrInvalidMessage)
+		return fmt.Errorf("%w: %s must be 64 lowercase hex characters (sha256)", ErrInvalidMessage, field)
 	}
 	return nil
+}
+
+// HashHex is the lowercase hex sha256 of b: the form of input_hash and
+// output_hash.
+func HashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func toLowerASCII(s string) string {
@@ -221,7 +243,7 @@ func toLowerASCII(s string) string {
 
 func (l *Lock) wire(withSig bool) lockWire {
 	w := lockWire{
-		Type:       TypeLock,
+		Type:       TypeLockV1,
 		JobID:      l.JobID,
 		QuoteID:    l.QuoteID,
 		Capability: l.Capability,
@@ -231,6 +253,10 @@ func (l *Lock) wire(withSig bool) lockWire {
 		Deadline:   wireTime(l.Deadline),
 		WindowMS:   l.Window.Milliseconds(),
 		CreatedAt:  wireTime(l.CreatedAt),
+		InputHash:  l.InputHash,
+	}
+	if l.InputHash != "" {
+		w.Type = TypeLock
 	}
 	if withSig {
 		w.Signature = encodeSig(l.Signature)
@@ -239,11 +265,21 @@ func (l *Lock) wire(withSig bool) lockWire {
 }
 
 func (w *lockWire) lock() (*Lock, error) {
-	if w.Type != TypeLock {
+	switch {
+	case w.Type == TypeLock && w.InputHash == "":
+		return nil, fmt.Errorf("%w: a %s lock needs input_hash", ErrInvalidMessage, TypeLock)
+	case w.Type == TypeLockV1 && w.InputHash != "":
+		return nil, fmt.Errorf("%w: a %s lock has no input_hash", ErrInvalidMessage, TypeLockV1)
+	case w.Type != TypeLock && w.Type != TypeLockV1:
 		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeLock)
 	}
-	l := &Lock{JobID: w.JobID, QuoteID: w.QuoteID, Capability: w.Capability}
+	l := &Lock{JobID: w.JobID, QuoteID: w.QuoteID, Capability: w.Capability, InputHash: w.InputHash}
 	var err error
+	if w.InputHash != "" {
+		if err = checkHash("input_hash", w.InputHash); err != nil {
+			return nil, err
+		}
+	}
 	if err = checkJobID(w.JobID); err != nil {
 		return nil, err
 	}
@@ -328,7 +364,7 @@ func (l *Lock) sign(key crypto.PrivKey) error {
 func (l *Lock) sameTerms(o *Lock) bool {
 	return l.JobID == o.JobID && l.QuoteID == o.QuoteID && l.Capability == o.Capability &&
 		l.Buyer == o.Buyer && l.Seller == o.Seller && l.Amount == o.Amount &&
-		l.Deadline.Equal(o.Deadline) && l.Window == o.Window
+		l.Deadline.Equal(o.Deadline) && l.Window == o.Window && l.InputHash == o.InputHash
 }
 
 // equal reports whether two locks are the same signed message.

@@ -29,6 +29,7 @@ func TestWireFormat(t *testing.T) {
 			"type": escrow.TypeLock, "job_id": "job-1", "quote_id": "q-job-1", "capability": "compute.statistics.mean",
 			"buyer": p.buyer.id.String(), "seller": p.seller.id.String(), "amount": "0.05",
 			"deadline": "2026-11-29T12:10:00Z", "window_ms": float64(60000), "created_at": "2026-11-29T12:00:00Z",
+			"input_hash": hashOf(""),
 		}},
 		{"delivery", d, map[string]any{
 			"type": escrow.TypeDelivery, "job_id": "job-1", "output_hash": hashOf("output of job-1"),
@@ -117,10 +118,10 @@ func fuzzSeeds(f *testing.F) (lock, delivery, settle []byte) {
 	l, err := p.buyer.e.Lock(ctx, escrow.LockParams{JobID: "job-1", Seller: p.seller.id, Amount: testPrice,
 		Deadline: p.buyer.clock.Now().Add(time.Minute), Window: time.Minute})
 	require.NoError(f, err)
-	require.NoError(f, p.seller.e.AcceptLock(ctx, l))
-	d, err := p.seller.e.Deliver(ctx, "job-1", hashOf("x"))
+	require.NoError(f, acceptLock(p.seller.e, ctx, l))
+	d, err := p.seller.e.Deliver(ctx, "job-1", []byte("x"))
 	require.NoError(f, err)
-	require.NoError(f, p.buyer.e.RecordDelivery(ctx, d))
+	require.NoError(f, p.buyer.e.RecordDelivery(ctx, d, []byte("x")))
 	s, err := p.buyer.e.Refund(ctx, "job-1", "bad", []string{"a", "b"})
 	require.NoError(f, err)
 	lock, _ = json.Marshal(l)

@@ -1,6 +1,7 @@
 package escrow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,16 @@ const (
 	// buyer's clock and the delivery's transit time must fit in it, so that
 	// the buyer's own timer (or decision) comes first.
 	DefaultSettleGrace = 5 * time.Second
+	// DefaultFinality is how long a seller's provisional release (its timer
+	// released a delivery its buyer never decided on) waits for the buyer
+	// before it is final. A buyer down for longer than this after a job's
+	// window can no longer object; an honest buyer that is up decides within
+	// the window. Three days covers a node that is off over a weekend.
+	DefaultFinality = 72 * time.Hour
+	// undecidedRetry is how long a buyer's timer waits before it asks the
+	// undecided hook again about a delivery whose verification did not
+	// finish (the hook errored or returned without deciding).
+	undecidedRetry = 10 * time.Second
 )
 
 // Option configures an Escrow.
@@ -26,8 +37,10 @@ type config struct {
 	now           func() time.Time
 	timerInterval time.Duration
 	settleGrace   time.Duration
+	finality      time.Duration
 	logger        *slog.Logger
 	onSettle      func(Record)
+	undecided     func(context.Context, Record)
 }
 
 func defaultConfig() config {
@@ -35,6 +48,7 @@ func defaultConfig() config {
 		now:           time.Now,
 		timerInterval: DefaultTimerInterval,
 		settleGrace:   DefaultSettleGrace,
+		finality:      DefaultFinality,
 		logger:        slog.Default(),
 	}
 }
@@ -57,6 +71,9 @@ func (c *config) validate() error {
 	}
 	if c.timerInterval <= 0 {
 		return fmt.Errorf("escrow option WithTimerInterval: %s: must be positive", c.timerInterval)
+	}
+	if c.finality <= 0 {
+		return fmt.Errorf("escrow option WithFinality: %s: must be positive", c.finality)
 	}
 	if c.settleGrace < 0 {
 		return fmt.Errorf("escrow option WithSettleGrace: %s: must not be negative", c.settleGrace)
@@ -115,6 +132,31 @@ func WithOnSettle(f func(Record)) Option {
 			return errors.New("escrow option WithOnSettle: given twice")
 		}
 		c.onSettle = f
+		return nil
+	}
+}
+
+// WithFinality sets how long a seller's provisional release waits for the
+// buyer's confirmation or refund before it becomes final. Defaults to
+// DefaultFinality.
+func WithFinality(d time.Duration) Option {
+	return func(c *config) error {
+		c.finality = d
+		return nil
+	}
+}
+
+// WithUndecided registers the buyer's verifier for deliveries that were
+// recorded but never decided (the node stopped between recording a
+// delivery and releasing or refunding it). When such a job's verification
+// window ends, the timer calls f instead of releasing: a buyer never pays
+// for output it has not verified. f verifies the stored output (Payload)
+// and calls Release, Refund or Accept; until it does, the timer asks again
+// every few seconds. f runs on the timers goroutine. Defaults to none:
+// undecided deliveries then wait, with a warning, for a decision by hand.
+func WithUndecided(f func(ctx context.Context, r Record)) Option {
+	return func(c *config) error {
+		c.undecided = f
 		return nil
 	}
 }

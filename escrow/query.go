@@ -126,7 +126,11 @@ func withEvidence(txn *tx, r *storedRecord) (Record, error) {
 		Capability: r.Capability, QuoteID: r.QuoteID, Buyer: r.Buyer, Seller: r.Seller,
 		Counterparty: r.Seller, Deadline: r.Deadline, Window: r.window(),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeliveredAt: r.DeliveredAt, SettledAt: r.SettledAt,
-		OutputHash: r.OutputHash, Reason: r.Reason, FailedChecks: r.FailedChecks,
+		OutputHash: r.OutputHash, InputHash: r.InputHash, Reason: r.Reason, FailedChecks: r.FailedChecks,
+		Accepted: r.Accepted, Provisional: r.Provisional,
+	}
+	if r.Provisional {
+		out.FinalAt = r.DueAt
 	}
 	if r.Role == RoleSeller {
 		out.Counterparty = r.Buyer
@@ -147,15 +151,16 @@ func withEvidence(txn *tx, r *storedRecord) (Record, error) {
 // CheckInvariant checks the ledger: no negative field, Available + Held +
 // Paid == Deposited + Earned, and the account agrees with the records —
 // Held is the sum of open buyer jobs, Paid of released buyer jobs, Earned of
-// released seller jobs, Deposited of the deposit log — and every open job
-// has its timer. The error wraps ErrInvariant and says what is off.
+// released seller jobs (confirmed), Pending of provisional ones, Deposited
+// of the deposit log — and every open job and provisional release has its
+// timer. The error wraps ErrInvariant and says what is off.
 func (e *Escrow) CheckInvariant(ctx context.Context) error {
 	err := e.view(ctx, func(txn *tx) error {
 		b, err := loadBalance(txn)
 		if err != nil {
 			return err
 		}
-		if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 {
+		if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 {
 			return fmt.Errorf("%w: negative field in %+v", ErrInvariant, b)
 		}
 		left := sum(b.Available, b.Held, b.Paid)
@@ -164,7 +169,7 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 			return fmt.Errorf("%w: available %s + held %s + paid %s != deposited %s + earned %s", ErrInvariant,
 				FormatAmount(b.Available), FormatAmount(b.Held), FormatAmount(b.Paid), FormatAmount(b.Deposited), FormatAmount(b.Earned))
 		}
-		held, paid, earned := new(big.Int), new(big.Int), new(big.Int)
+		held, paid, earned, pending := new(big.Int), new(big.Int), new(big.Int), new(big.Int)
 		err = scanRecords(txn, "", func(r *storedRecord) error {
 			amt := big.NewInt(r.Amount)
 			switch {
@@ -172,10 +177,12 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 				held.Add(held, amt)
 			case r.Role == RoleBuyer && r.State == StateReleased:
 				paid.Add(paid, amt)
+			case r.Role == RoleSeller && r.State == StateReleased && r.Provisional:
+				pending.Add(pending, amt)
 			case r.Role == RoleSeller && r.State == StateReleased:
 				earned.Add(earned, amt)
 			}
-			if !r.State.Final() {
+			if r.timed() {
 				if _, err := txn.get(dueKey(r.DueAt, r.Role, r.JobID)); err != nil {
 					return fmt.Errorf("%w: open %s job %s has no timer: %v", ErrInvariant, r.Role, r.JobID, err)
 				}
@@ -193,7 +200,7 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 			name string
 			acct int64
 			recs *big.Int
-		}{{"held", b.Held, held}, {"paid", b.Paid, paid}, {"earned", b.Earned, earned}, {"deposited", b.Deposited, deposited}} {
+		}{{"held", b.Held, held}, {"paid", b.Paid, paid}, {"earned", b.Earned, earned}, {"pending", b.Pending, pending}, {"deposited", b.Deposited, deposited}} {
 			if big.NewInt(c.acct).Cmp(c.recs) != 0 {
 				return fmt.Errorf("%w: account %s is %s, the records add up to %s micro-credits", ErrInvariant, c.name, FormatAmount(c.acct), c.recs)
 			}

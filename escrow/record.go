@@ -42,7 +42,9 @@ const (
 	StateFailed State = "failed"
 )
 
-// Final reports whether no further transition (and no timer) applies.
+// Final reports whether the state admits no further transition. One final
+// state still has a timer: a seller's provisional release (see
+// Record.Provisional), which the buyer may yet confirm or reverse.
 func (s State) Final() bool { return s != StateLocked && s != StateDelivered }
 
 // Reasons the timers write into a Settle and a Record.
@@ -51,10 +53,19 @@ const (
 	ReasonDeadline = "deadline"
 	// ReasonWindow: the verification window closed without a decision.
 	ReasonWindow = "verification window expired"
+	// ReasonReverified: the buyer verified a delivery again after a restart
+	// found it undecided, and its checks failed.
+	ReasonReverified = "verification failed"
+	// ReasonFinality: a provisional release became final because the buyer
+	// stayed silent past the finality horizon.
+	ReasonFinality = "buyer silent past the finality horizon"
 )
 
 // Balance is the node's account. Invariant: Available + Held + Paid ==
-// Deposited + Earned. All amounts are micro-credits; JSON shows decimal
+// Deposited + Earned. Pending sits outside it: what this node's timers
+// released on jobs it sold, not yet confirmed by their buyers (it becomes
+// Earned and Available on confirmation, or vanishes when the buyer's
+// refund reverses it). All amounts are micro-credits; JSON shows decimal
 // strings of credits.
 type Balance struct {
 	Available int64 // free to lock
@@ -62,6 +73,7 @@ type Balance struct {
 	Paid      int64 // released to sellers
 	Deposited int64 // test credits deposited
 	Earned    int64 // credited for jobs sold
+	Pending   int64 // provisionally released to this node, awaiting the buyers
 }
 
 type balanceJSON struct {
@@ -70,6 +82,7 @@ type balanceJSON struct {
 	Paid      string `json:"paid"`
 	Deposited string `json:"deposited"`
 	Earned    string `json:"earned"`
+	Pending   string `json:"pending"`
 }
 
 // MarshalJSON renders amounts as decimal strings.
@@ -80,6 +93,7 @@ func (b Balance) MarshalJSON() ([]byte, error) {
 		Paid:      FormatAmount(b.Paid),
 		Deposited: FormatAmount(b.Deposited),
 		Earned:    FormatAmount(b.Earned),
+		Pending:   FormatAmount(b.Pending),
 	})
 }
 
@@ -95,7 +109,10 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 		s   string
 		n   string
 	}{{&out.Available, j.Available, "available"}, {&out.Held, j.Held, "held"}, {&out.Paid, j.Paid, "paid"},
-		{&out.Deposited, j.Deposited, "deposited"}, {&out.Earned, j.Earned, "earned"}} {
+		{&out.Deposited, j.Deposited, "deposited"}, {&out.Earned, j.Earned, "earned"}, {&out.Pending, j.Pending, "pending"}} {
+		if f.s == "" && f.n == "pending" {
+			continue // written by a release before pending existed
+		}
 		v, err := ParseAmount(f.s)
 		if err != nil {
 			return fmt.Errorf("decode balance %s: %w", f.n, err)
@@ -125,9 +142,21 @@ type Record struct {
 	DeliveredAt  time.Time // local time the delivery was made (seller) or recorded (buyer)
 	SettledAt    time.Time // local time the job reached a final state
 	OutputHash   string
+	InputHash    string
 	Reason       string // why it was refunded, failed or auto-settled
 	FailedChecks []string
-	Lock         *Lock
+	// Accepted (buyer side): the delivered output passed this node's
+	// verification and waits for the window (capabilities without a
+	// standard verifier). A buyer's timer releases only accepted outputs.
+	Accepted bool
+	// Provisional (seller side, state released): this node's timer released
+	// the job; the buyer has not confirmed. A buyer's refund may still
+	// reverse it until FinalAt.
+	Provisional bool
+	// FinalAt is when a provisional release becomes final without the
+	// buyer.
+	FinalAt time.Time
+	Lock    *Lock
 	Delivery     *Delivery
 	Settle       *Settle
 }
@@ -149,8 +178,12 @@ type recordJSON struct {
 	DeliveredAt  *string   `json:"delivered_at,omitempty"`
 	SettledAt    *string   `json:"settled_at,omitempty"`
 	OutputHash   string    `json:"output_hash,omitempty"`
+	InputHash    string    `json:"input_hash,omitempty"`
 	Reason       string    `json:"reason,omitempty"`
 	FailedChecks []string  `json:"failed_checks,omitempty"`
+	Accepted     bool      `json:"accepted,omitempty"`
+	Provisional  bool      `json:"provisional,omitempty"`
+	FinalAt      *string   `json:"final_at,omitempty"`
 	Lock         *Lock     `json:"lock,omitempty"`
 	Delivery     *Delivery `json:"delivery,omitempty"`
 	Settle       *Settle   `json:"settle,omitempty"`
@@ -176,8 +209,12 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		DeliveredAt:  optTime(r.DeliveredAt),
 		SettledAt:    optTime(r.SettledAt),
 		OutputHash:   r.OutputHash,
+		InputHash:    r.InputHash,
 		Reason:       r.Reason,
 		FailedChecks: r.FailedChecks,
+		Accepted:     r.Accepted,
+		Provisional:  r.Provisional,
+		FinalAt:      optTime(r.FinalAt),
 		Lock:         r.Lock,
 		Delivery:     r.Delivery,
 		Settle:       r.Settle,
@@ -200,7 +237,8 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		Capability: j.Capability, QuoteID: j.QuoteID,
 		Deadline: j.Deadline, Window: time.Duration(j.WindowMS) * time.Millisecond,
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
-		OutputHash: j.OutputHash, Reason: j.Reason, FailedChecks: j.FailedChecks,
+		OutputHash: j.OutputHash, InputHash: j.InputHash, Reason: j.Reason, FailedChecks: j.FailedChecks,
+		Accepted: j.Accepted, Provisional: j.Provisional,
 		Lock: j.Lock, Delivery: j.Delivery, Settle: j.Settle,
 	}
 	for _, p := range []struct {
@@ -217,7 +255,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 	for _, t := range []struct {
 		dst *time.Time
 		s   *string
-	}{{&out.DeliveredAt, j.DeliveredAt}, {&out.SettledAt, j.SettledAt}} {
+	}{{&out.DeliveredAt, j.DeliveredAt}, {&out.SettledAt, j.SettledAt}, {&out.FinalAt, j.FinalAt}} {
 		if t.s == nil {
 			continue
 		}
@@ -267,11 +305,18 @@ type storedRecord struct {
 	SettledAt    time.Time `json:"settled_at,omitzero"`
 	DueAt        time.Time `json:"due_at,omitzero"` // when the open state's timer fires
 	OutputHash   string    `json:"output_hash,omitempty"`
+	InputHash    string    `json:"input_hash,omitempty"`
 	Reason       string    `json:"reason,omitempty"`
 	FailedChecks []string  `json:"failed_checks,omitempty"`
+	Accepted     bool      `json:"accepted,omitempty"`
+	Provisional  bool      `json:"provisional,omitempty"`
 }
 
 func (s *storedRecord) window() time.Duration { return time.Duration(s.WindowMS) * time.Millisecond }
+
+// timed reports whether the record has a timer: an open state, or a
+// provisional release that becomes final at DueAt.
+func (s *storedRecord) timed() bool { return !s.State.Final() || s.Provisional }
 
 // storedBalance is the value under balanceKey.
 type storedBalance struct {
@@ -281,6 +326,7 @@ type storedBalance struct {
 	Paid      int64 `json:"paid"`
 	Deposited int64 `json:"deposited"`
 	Earned    int64 `json:"earned"`
+	Pending   int64 `json:"pending,omitempty"`
 }
 
 // storedDeposit is the value under depositKey.

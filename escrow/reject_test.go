@@ -81,7 +81,7 @@ func TestRejectedMessagesChangeNothing(t *testing.T) {
 		params.Amount = 70_000
 		lb, err := p.buyer.e.Lock(ctx, params)
 		require.NoError(t, err)
-		require.NoError(t, p.seller.e.AcceptLock(ctx, lb))
+		require.NoError(t, acceptLock(p.seller.e, ctx, lb))
 		p.deliver(t, "job-B")
 		// A valid settle of A that only the attacker has seen: signed by the
 		// buyer's key outside the buyer's Escrow.
@@ -104,37 +104,37 @@ func TestRejectedMessagesChangeNothing(t *testing.T) {
 		{"lock with a tampered job ID", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.JobID = "job-C"
-			return f.p.seller.e.AcceptLock(t.Context(), l)
+			return acceptLock(f.p.seller.e, t.Context(), l)
 		}, escrow.ErrForged},
 		{"lock with a tampered amount", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.Amount++
-			return f.p.seller.e.AcceptLock(t.Context(), l)
+			return acceptLock(f.p.seller.e, t.Context(), l)
 		}, escrow.ErrForged},
 		{"lock signed by another key than the buyer's", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.JobID = "job-C"
-			return f.p.seller.e.AcceptLock(t.Context(), signLock(t, f.attacker, l))
+			return acceptLock(f.p.seller.e, t.Context(), signLock(t, f.attacker, l))
 		}, escrow.ErrForged},
 		{"lock for another seller", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.JobID, l.Buyer, l.Seller = "job-C", f.attID, f.p.buyer.id
-			return f.p.seller.e.AcceptLock(t.Context(), signLock(t, f.attacker, l))
+			return acceptLock(f.p.seller.e, t.Context(), signLock(t, f.attacker, l))
 		}, escrow.ErrForged},
 		{"lock with a zero amount", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.JobID, l.Buyer, l.Amount = "job-C", f.attID, 0
-			return f.p.seller.e.AcceptLock(t.Context(), signLock(t, f.attacker, l))
+			return acceptLock(f.p.seller.e, t.Context(), signLock(t, f.attacker, l))
 		}, escrow.ErrWrongAmount},
 		{"lock reusing a job ID with other terms", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.Amount = 1
-			return f.p.seller.e.AcceptLock(t.Context(), signLock(t, f.p.buyer.key, l))
+			return acceptLock(f.p.seller.e, t.Context(), signLock(t, f.p.buyer.key, l))
 		}, escrow.ErrJobIDReused},
 		{"lock reusing a job ID from another buyer", func(t *testing.T, f *fixture) error {
 			l := copyLock(f.lockA)
 			l.Buyer = f.attID
-			return f.p.seller.e.AcceptLock(t.Context(), signLock(t, f.attacker, l))
+			return acceptLock(f.p.seller.e, t.Context(), signLock(t, f.attacker, l))
 		}, escrow.ErrJobIDReused},
 		{"buyer relocks a job ID with other terms", func(t *testing.T, f *fixture) error {
 			params := f.p.lockParams("job-A")
@@ -146,27 +146,27 @@ func TestRejectedMessagesChangeNothing(t *testing.T) {
 		{"delivery with a tampered hash", func(t *testing.T, f *fixture) error {
 			d := copyDeliv(f.delivA)
 			d.JobID = "job-B"
-			return f.p.buyer.e.RecordDelivery(t.Context(), d)
+			return f.p.buyer.e.RecordDelivery(t.Context(), d, []byte("output of job-A"))
 		}, escrow.ErrForged},
 		{"delivery signed by another key than the seller's", func(t *testing.T, f *fixture) error {
 			d := copyDeliv(f.delivA)
 			d.OutputHash = hashOf("evil")
-			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.attacker, d))
+			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.attacker, d), []byte("output of job-A"))
 		}, escrow.ErrForged},
 		{"delivery by a peer that is not the job's seller", func(t *testing.T, f *fixture) error {
 			d := copyDeliv(f.delivA)
 			d.Seller, d.OutputHash = f.attID, hashOf("evil")
-			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.attacker, d))
+			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.attacker, d), []byte("output of job-A"))
 		}, escrow.ErrForged},
 		{"delivery for an unknown job", func(t *testing.T, f *fixture) error {
 			d := copyDeliv(f.delivA)
 			d.JobID = "job-Z"
-			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.p.seller.key, d))
+			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.p.seller.key, d), []byte("output of job-A"))
 		}, escrow.ErrUnknownJob},
 		{"a second, different delivery", func(t *testing.T, f *fixture) error {
 			d := copyDeliv(f.delivA)
 			d.OutputHash = hashOf("other")
-			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.p.seller.key, d))
+			return f.p.buyer.e.RecordDelivery(t.Context(), signDelivery(t, f.p.seller.key, d), []byte("output of job-A"))
 		}, escrow.ErrBadState},
 		// Settles, seller side.
 		{"settle with a tampered decision", func(t *testing.T, f *fixture) error {
@@ -223,7 +223,7 @@ func TestRejectedMessagesChangeNothing(t *testing.T) {
 			return err
 		}, escrow.ErrUnknownJob},
 		{"deliver an unknown job", func(t *testing.T, f *fixture) error {
-			_, err := f.p.seller.e.Deliver(t.Context(), "job-Z", hashOf("x"))
+			_, err := f.p.seller.e.Deliver(t.Context(), "job-Z", []byte("x"))
 			return err
 		}, escrow.ErrUnknownJob},
 		{"fail an unknown job", func(t *testing.T, f *fixture) error {
@@ -233,10 +233,10 @@ func TestRejectedMessagesChangeNothing(t *testing.T) {
 			_, err := f.p.seller.e.Release(t.Context(), "job-A")
 			return err
 		}, escrow.ErrUnknownJob},
-		{"deliver with a malformed hash", func(t *testing.T, f *fixture) error {
-			_, err := f.p.seller.e.Deliver(t.Context(), "job-A", "ABC")
+		{"a replayed lock with another input", func(t *testing.T, f *fixture) error {
+			_, err := f.p.seller.e.AcceptLock(t.Context(), f.lockA, []byte(`{"data":[6,6,6]}`))
 			return err
-		}, escrow.ErrInvalidMessage},
+		}, escrow.ErrJobIDReused},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,25 +8,33 @@ import (
 	"time"
 )
 
-// AcceptLock records a buyer's signed lock for a job this node sells:
-// the seller-side record starts locked. It checks the buyer's signature
-// (ErrForged), that the lock names this node as seller (ErrForged), that
-// the amount is positive (ErrWrongAmount) and that the deadline is ahead
-// (ErrBadState). The same lock again is a no-op; another lock with the same
-// job ID fails with ErrJobIDReused. Whether the amount matches the quote is
-// the market's check.
-func (e *Escrow) AcceptLock(ctx context.Context, l *Lock) error {
+// AcceptLock records a buyer's signed lock for a job this node sells, with
+// the job's input: the seller-side record starts locked. It checks the
+// buyer's signature (ErrForged), that the lock names this node as seller
+// (ErrForged), that it commits to this input (a version 2 lock whose
+// input_hash is the input's sha256, else ErrInvalidMessage), that the
+// amount is positive (ErrWrongAmount) and that the deadline is ahead
+// (ErrBadState). It reports fresh == true only the first time: a lock is
+// accepted once, so the same lock again returns false and nil and changes
+// nothing (the caller must not run the job again); another lock with the
+// same job ID fails with ErrJobIDReused. Whether the amount matches the
+// quote is the market's check.
+func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh bool, err error) {
 	if e.closed.Load() {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if l == nil {
-		return fmt.Errorf("accept lock: %w: nil lock", ErrInvalidMessage)
+		return false, fmt.Errorf("accept lock: %w: nil lock", ErrInvalidMessage)
 	}
 	if err := e.checkLock(l); err != nil {
-		return fmt.Errorf("accept lock %s: %w", truncate(l.JobID), err)
+		return false, fmt.Errorf("accept lock %s: %w", truncate(l.JobID), err)
+	}
+	if l.InputHash == "" {
+		return false, fmt.Errorf("accept lock %s: %w: a %s lock commits to no input; the buyer must upgrade", l.JobID, ErrInvalidMessage, TypeLockV1)
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *tx) error {
+	err = e.update(ctx, func(txn *tx) error {
+		fresh = false
 		_, err := loadRecord(txn, RoleSeller, l.JobID)
 		if err == nil {
 			stored, err := loadLock(txn, l.JobID, RoleSeller)
@@ -35,6 +43,9 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock) error {
 			}
 			if !stored.equal(l) {
 				return fmt.Errorf("%w: another lock with this job ID was accepted", ErrJobIDReused)
+			}
+			if HashHex(input) != stored.InputHash {
+				return fmt.Errorf("%w: the lock was accepted with another input", ErrJobIDReused)
 			}
 			return nil
 		}
@@ -47,18 +58,22 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock) error {
 		rec := &storedRecord{
 			JobID: l.JobID, Role: RoleSeller, State: StateLocked, Amount: l.Amount,
 			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
-			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(),
+			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
 			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline.Add(e.cfg.settleGrace),
+		}
+		if err := putPayload(txn, RoleSeller, l.JobID, PayloadInput, input, l.InputHash); err != nil {
+			return err
 		}
 		if err := putReceipt(txn, l.JobID, RoleSeller, receiptLock, l); err != nil {
 			return err
 		}
+		fresh = true
 		return saveRecord(txn, nil, rec)
 	})
 	if err != nil {
-		return fmt.Errorf("accept lock %s: %w", l.JobID, err)
+		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
 	}
-	return nil
+	return fresh, nil
 }
 
 // checkLock checks a lock's fields, signature and addressee.
@@ -87,18 +102,19 @@ func (e *Escrow) checkLock(l *Lock) error {
 	return nil
 }
 
-// Deliver records that this node delivered output with sha256 outputHash
-// (lowercase hex) for an accepted lock: locked -> delivered, and returns the
-// signed delivery to send to the buyer. Past the deadline it fails with
-// ErrBadState. Delivering the same hash again returns the stored delivery;
-// another hash fails with ErrBadState, a settled job with ErrAlreadySettled.
-func (e *Escrow) Deliver(ctx context.Context, jobID, outputHash string) (*Delivery, error) {
+// Deliver records that this node delivered output for an accepted lock:
+// locked -> delivered, the output stored with the signed delivery of its
+// sha256 in one transaction, and returns the delivery to send to the buyer.
+// A delivery counts only once the buyer has it: until the buyer's decision
+// arrives the seller can serve it again (Payload). Past the deadline it
+// fails with ErrBadState. Delivering the same output again returns the
+// stored delivery; other output fails with ErrBadState, a settled job with
+// ErrAlreadySettled.
+func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte) (*Delivery, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
-	if err := checkOutputHash(outputHash); err != nil {
-		return nil, fmt.Errorf("deliver job %s: %w", truncate(jobID), err)
-	}
+	outputHash := HashHex(output)
 	now := e.now()
 	var out *Delivery
 	err := e.update(ctx, func(txn *tx) error {
@@ -137,6 +153,9 @@ func (e *Escrow) Deliver(ctx context.Context, jobID, outputHash string) (*Delive
 		rec.UpdatedAt = now
 		rec.OutputHash = outputHash
 		rec.DueAt = sellerWindowEnd(now, prev).Add(e.cfg.settleGrace)
+		if err := putPayload(txn, RoleSeller, jobID, PayloadOutput, output, outputHash); err != nil {
+			return err
+		}
 		if err := putReceipt(txn, jobID, RoleSeller, receiptDelivery, d); err != nil {
 			return err
 		}
@@ -150,14 +169,16 @@ func (e *Escrow) Deliver(ctx context.Context, jobID, outputHash string) (*Delive
 }
 
 // ApplySettle applies the buyer's signed decision to a job this node sold.
-// Release: locked or delivered -> released, Earned += Amount. Refund: locked
-// -> refunded, delivered -> disputed (the signed delivery and refund are
-// both kept), failed stays failed. It checks the signature and that the
-// job's buyer signed it (ErrForged), that the job is known (ErrUnknownJob)
-// and that Amount equals the lock's (ErrWrongAmount). The same decision
-// again is a no-op returning nil (and adds the settle as evidence if a timer
-// had settled the job); the opposite decision on a settled job fails with
-// ErrAlreadySettled.
+// The buyer's decision takes precedence over this node's timers (see the
+// package doc). Release: locked or delivered -> released, Earned +=
+// Amount; a provisional release becomes final. Refund: locked -> refunded,
+// delivered -> disputed (the signed delivery and refund are both kept), a
+// provisional release is reversed to disputed (Pending -= Amount), failed
+// stays failed. It checks the signature and that the job's buyer signed it
+// (ErrForged), that the job is known (ErrUnknownJob) and that Amount equals
+// the lock's (ErrWrongAmount). The same decision again is a no-op returning
+// nil (and adds the settle as evidence if a timer had settled the job); the
+// opposite decision on a final state fails with ErrAlreadySettled.
 func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	if e.closed.Load() {
 		return ErrClosed
@@ -194,20 +215,19 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 		if s.Amount != prev.Amount {
 			return fmt.Errorf("%w: settle for %s, the lock is for %s", ErrWrongAmount, FormatAmount(s.Amount), FormatAmount(prev.Amount))
 		}
-		next, err := settleTarget(prev.State, s.Decision)
+		next, err := settleTarget(prev, s.Decision)
 		if err != nil {
 			return err
 		}
-		if next == prev.State {
+		if next == prev.State && !prev.Provisional {
 			return keepEvidence(txn, s)
 		}
-		if s.Decision == DecisionRelease {
-			if err := credit(txn, prev.Amount); err != nil {
-				return err
-			}
+		if err := moveSellerMoney(txn, prev, next); err != nil {
+			return err
 		}
 		rec := *prev
 		rec.State = next
+		rec.Provisional = false
 		rec.UpdatedAt = now
 		rec.SettledAt = now
 		rec.Reason = s.Reason
@@ -228,9 +248,11 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	return nil
 }
 
-// settleTarget is the seller-side state a decision leads to from cur; cur
-// itself means nothing changes.
-func settleTarget(cur State, decision string) (State, error) {
+// settleTarget is the seller-side state a buyer's decision leads to from
+// the record's state; the same state means nothing changes (unless the
+// record is a provisional release, which the decision settles).
+func settleTarget(r *storedRecord, decision string) (State, error) {
+	cur := r.State
 	if decision == DecisionRelease {
 		switch cur {
 		case StateLocked, StateDelivered, StateReleased:
@@ -238,15 +260,49 @@ func settleTarget(cur State, decision string) (State, error) {
 		}
 		return "", fmt.Errorf("%w: release of a job that is %s", ErrAlreadySettled, cur)
 	}
-	switch cur {
-	case StateLocked:
+	switch {
+	case cur == StateLocked:
 		return StateRefunded, nil
-	case StateDelivered:
+	case cur == StateDelivered, cur == StateReleased && r.Provisional:
 		return StateDisputed, nil
-	case StateRefunded, StateDisputed, StateFailed:
+	case cur == StateRefunded, cur == StateDisputed, cur == StateFailed:
 		return cur, nil
 	}
 	return "", fmt.Errorf("%w: refund of a job that is %s", ErrAlreadySettled, cur)
+}
+
+// moveSellerMoney books the seller-side money of a change from prev's
+// state to next: a confirmed release is earned and available, a
+// provisional one pending; a reversed provisional release leaves pending.
+func moveSellerMoney(txn *tx, prev *storedRecord, next State) error {
+	switch {
+	case prev.Provisional && next == StateReleased:
+		return bookPending(txn, -prev.Amount, prev.Amount)
+	case prev.Provisional:
+		return bookPending(txn, -prev.Amount, 0)
+	case next == StateReleased:
+		return credit(txn, prev.Amount)
+	}
+	return nil
+}
+
+// bookPending adds pending to the pending balance and earned to the earned
+// and available ones.
+func bookPending(txn *tx, pending, earned int64) error {
+	b, err := loadBalance(txn)
+	if err != nil {
+		return err
+	}
+	if pending > 0 && pending > math.MaxInt64-b.Pending {
+		return fmt.Errorf("%w: the pending total would overflow", ErrWrongAmount)
+	}
+	if earned > math.MaxInt64-(b.Deposited+b.Earned) {
+		return fmt.Errorf("%w: the ledger total would overflow", ErrWrongAmount)
+	}
+	b.Pending += pending
+	b.Available += earned
+	b.Earned += earned
+	return saveBalance(txn, b)
 }
 
 // keepEvidence stores a settle for a job already in the state it leads to,
@@ -260,18 +316,7 @@ func keepEvidence(txn *tx, s *Settle) error {
 }
 
 // credit adds a sold job's amount to the available and earned balances.
-func credit(txn *tx, amount int64) error {
-	b, err := loadBalance(txn)
-	if err != nil {
-		return err
-	}
-	if amount > math.MaxInt64-(b.Deposited+b.Earned) {
-		return fmt.Errorf("%w: the ledger total would overflow", ErrWrongAmount)
-	}
-	b.Available += amount
-	b.Earned += amount
-	return saveBalance(txn, b)
-}
+func credit(txn *tx, amount int64) error { return bookPending(txn, 0, amount) }
 
 // FailJob marks a job this node sold as failed here (the handler failed or
 // timed out): locked -> failed, final; the buyer refunds. Failing a failed

@@ -115,23 +115,26 @@ func (e *Escrow) fire(ctx context.Context, j dueJob, now time.Time) (bool, error
 }
 
 func (e *Escrow) fireBuyer(ctx context.Context, j dueJob, now time.Time) (bool, error) {
-	var state State
+	var rec Record
+	due := false
 	err := e.view(ctx, func(txn *tx) error {
-		rec, err := loadRecord(txn, RoleBuyer, j.jobID)
+		r, err := loadRecord(txn, RoleBuyer, j.jobID)
 		if err != nil {
 			return err
 		}
-		state = rec.State
-		if rec.State.Final() || rec.DueAt.After(now) {
-			state = ""
+		if due = !r.State.Final() && !r.DueAt.After(now); due {
+			rec, err = withEvidence(txn, r)
 		}
-		return nil
+		return err
 	})
-	if err != nil || state == "" {
+	if err != nil || !due {
 		return false, e.dropStaleTimer(ctx, j, err)
 	}
+	if rec.State == StateDelivered && !rec.Accepted {
+		return false, e.askUndecided(ctx, rec, now)
+	}
 	var s *Settle
-	if state == StateLocked {
+	if rec.State == StateLocked {
 		s, err = e.settle(ctx, j.jobID, DecisionRefund, ReasonDeadline, nil, StateLocked)
 	} else {
 		s, err = e.settle(ctx, j.jobID, DecisionRelease, ReasonWindow, nil, StateDelivered)
@@ -141,6 +144,30 @@ func (e *Escrow) fireBuyer(ctx context.Context, j dueJob, now time.Time) (bool, 
 	}
 	e.log.Info("escrow timer settled", "job", j.jobID, "role", RoleBuyer, "decision", s.Decision, "reason", s.Reason)
 	return true, nil
+}
+
+// askUndecided hands a delivery nobody verified to the undecided hook and
+// moves its timer a retry interval on, so that it is asked again if the
+// hook cannot decide now. Nothing is paid either way.
+func (e *Escrow) askUndecided(ctx context.Context, rec Record, now time.Time) error {
+	err := e.update(ctx, func(txn *tx) error {
+		prev, err := loadRecord(txn, RoleBuyer, rec.JobID)
+		if err != nil || prev.State != StateDelivered || prev.Accepted {
+			return err
+		}
+		next := *prev
+		next.DueAt = now.Add(undecidedRetry)
+		return saveRecord(txn, prev, &next)
+	})
+	if err != nil {
+		return err
+	}
+	if e.cfg.undecided == nil {
+		e.log.Warn("delivery never verified: not releasing it; verify it and release or refund by hand", "job", rec.JobID)
+		return nil
+	}
+	e.cfg.undecided(ctx, rec)
+	return nil
 }
 
 func (e *Escrow) fireSeller(ctx context.Context, j dueJob, now time.Time) (bool, error) {
@@ -155,21 +182,27 @@ func (e *Escrow) fireSeller(ctx context.Context, j dueJob, now time.Time) (bool,
 		if err != nil {
 			return err
 		}
-		if prev.State.Final() || prev.DueAt.After(now) || string(dueKey(prev.DueAt, prev.Role, prev.JobID)) != string(j.key) {
+		if !prev.timed() || prev.DueAt.After(now) || string(dueKey(prev.DueAt, prev.Role, prev.JobID)) != string(j.key) {
 			return txn.delete(j.key) // stale index entry
 		}
 		rec := *prev
 		rec.UpdatedAt = now
-		rec.SettledAt = now
-		if prev.State == StateLocked {
-			rec.State = StateRefunded
-			rec.Reason = ReasonDeadline
-		} else {
-			if err := credit(txn, prev.Amount); err != nil {
+		switch {
+		case prev.State == StateLocked:
+			rec.State, rec.Reason, rec.SettledAt = StateRefunded, ReasonDeadline, now
+		case prev.State == StateDelivered:
+			// Provisional: the buyer may never have had the delivery, and
+			// its decision, when it comes, takes precedence.
+			if err := bookPending(txn, prev.Amount, 0); err != nil {
 				return err
 			}
-			rec.State = StateReleased
-			rec.Reason = ReasonWindow
+			rec.State, rec.Reason, rec.SettledAt = StateReleased, ReasonWindow, now
+			rec.Provisional, rec.DueAt = true, now.Add(e.cfg.finality)
+		default: // a provisional release past its finality horizon
+			if err := bookPending(txn, -prev.Amount, prev.Amount); err != nil {
+				return err
+			}
+			rec.Provisional, rec.Reason = false, ReasonFinality
 		}
 		reason = rec.Reason
 		changed = true
@@ -192,7 +225,7 @@ func (e *Escrow) dropStaleTimer(ctx context.Context, j dueJob, readErr error) er
 	}
 	return e.update(ctx, func(txn *tx) error {
 		rec, err := loadRecord(txn, j.role, j.jobID)
-		if err == nil && !rec.State.Final() && string(dueKey(rec.DueAt, rec.Role, rec.JobID)) == string(j.key) {
+		if err == nil && rec.timed() && string(dueKey(rec.DueAt, rec.Role, rec.JobID)) == string(j.key) {
 			return nil // the key is current, just not due: keep it
 		}
 		if err != nil && !errors.Is(err, ErrNotFound) {

@@ -110,6 +110,13 @@ func TestTimersResumeAfterRestart(t *testing.T) {
 	require.Equal(t, escrow.StateReleased, p.buyer.state(t, "delivered", escrow.RoleBuyer))
 	require.Equal(t, escrow.StateReleased, p.seller.state(t, "delivered", escrow.RoleSeller))
 	require.Equal(t, escrow.Balance{Available: 10*credit - testPrice, Paid: testPrice, Deposited: 10 * credit}, p.buyer.balance(t))
+	// The seller's own timer released provisionally: the money is pending
+	// until the buyer's release (which the market's outbox resends) arrives.
+	require.Equal(t, escrow.Balance{Pending: testPrice}, p.seller.balance(t))
+	p.seller.requireInvariant(t)
+	rb, err := p.buyer.e.GetRole(t.Context(), "delivered", escrow.RoleBuyer)
+	require.NoError(t, err)
+	require.NoError(t, p.seller.e.ApplySettle(t.Context(), rb.Settle))
 	require.Equal(t, escrow.Balance{Available: testPrice, Earned: testPrice}, p.seller.balance(t))
 	p.buyer.requireInvariant(t)
 	p.seller.requireInvariant(t)
