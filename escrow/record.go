@@ -155,10 +155,10 @@ type Record struct {
 	Provisional bool
 	// FinalAt is when a provisional release becomes final without the
 	// buyer.
-	FinalAt time.Time
-	Lock    *Lock
-	Delivery     *Delivery
-	Settle       *Settle
+	FinalAt  time.Time
+	Lock     *Lock
+	Delivery *Delivery
+	Settle   *Settle
 }
 
 type recordJSON struct {
