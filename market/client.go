@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +55,7 @@ func (c *agentClient) do(ctx context.Context, seller peer.AddrInfo, method, path
 	if resp.StatusCode/100 != 2 {
 		var e errorBody
 		_ = json.Unmarshal(data, &e)
-		return resp.StatusCode, rtt, &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
+		return resp.StatusCode, rtt, newStatusError(resp, e)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -68,6 +70,30 @@ type StatusError struct {
 	Code    int
 	Message string
 	Reasons []string
+	// RetryAfter is the seller's Retry-After on a 429 or 503; 0 if none.
+	RetryAfter time.Duration
+}
+
+// maxRetryAfter caps how long a seller's Retry-After makes a buyer wait
+// before it asks again; longer values are the seller's problem, not ours.
+const maxRetryAfter = 30 * time.Second
+
+func newStatusError(resp *http.Response, e errorBody) *StatusError {
+	se := &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
+		se.RetryAfter = min(time.Duration(secs)*time.Second, maxRetryAfter)
+	}
+	return se
+}
+
+// retryable reports whether err is a seller's "busy, ask again later" and
+// how long to wait first.
+func retryable(err error) (time.Duration, bool) {
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusTooManyRequests && se.Code != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	return max(se.RetryAfter, 100*time.Millisecond), true
 }
 
 func (e *StatusError) Error() string {
@@ -147,7 +173,7 @@ func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path str
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxListingSize))
 		var e errorBody
 		_ = json.Unmarshal(data, &e)
-		return nil, &StatusError{Code: resp.StatusCode, Message: e.Error, Reasons: e.Reasons}
+		return nil, newStatusError(resp, e)
 	}
 	return resp, nil
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -280,7 +278,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	}
 	lock, err := m.escrow.Lock(ctx, escrow.LockParams{
 		QuoteID: q.Quote.QuoteID, Capability: req.Capability, Seller: s.Peer.ID,
-		Amount: int64(q.Quote.Price), Deadline: deadline, Window: q.Quote.Window(),
+		Amount: int64(q.Quote.Price), Deadline: deadline, Window: q.Quote.Window(), Input: req.Input,
 	})
 	if err != nil {
 		if errors.Is(err, escrow.ErrInsufficientFunds) {
@@ -291,9 +289,18 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked}
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
-		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, Input: req.Input, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
+		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
 	}
-	m.jobs.putAsync(rec, m.logJobWrite)
+	if !req.standard {
+		// A restart must be able to verify the output against the
+		// seller's schema, so it is durable before the job is sent.
+		rec.OutputSchema = s.Listing.Listing.OutputSchema
+		if err := m.jobs.put(rec); err != nil {
+			return m.refund(res, "record the job", nil, err)
+		}
+	} else {
+		m.jobs.putAsync(rec, m.logJobWrite)
+	}
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {
@@ -313,7 +320,27 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	if runErr != nil {
 		return m.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
 	}
-	return m.verifyAndSettle(ctx, s, res, req, out, delivery)
+	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
+	return m.verifyAndSettle(ctx, res, spec, out, delivery)
+}
+
+// postJob POSTs the job and returns its event stream. A seller that is
+// busy (429 or 503 with Retry-After) has not accepted the lock yet, so the
+// same signed lock is sent again after the wait, while ctx allows.
+func (m *Market) postJob(ctx context.Context, seller peer.AddrInfo, body []byte) (*http.Response, error) {
+	for {
+		resp, err := m.client.stream(ctx, seller, "/jobs", body)
+		wait, busy := retryable(err)
+		if !busy {
+			return resp, err
+		}
+		m.log.Debug("seller busy; retrying the job", "remote_peer", seller.ID, "after", wait)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // runJob posts the job and follows its event stream. If the stream breaks
@@ -322,7 +349,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
 	jctx, cancel := context.WithDeadline(ctx, lock.Deadline.Add(deadlineSlack))
 	defer cancel()
-	resp, err := m.client.stream(jctx, seller, "/jobs", body)
+	resp, err := m.postJob(jctx, seller, body)
 	if err != nil {
 		var se *StatusError
 		if errors.As(err, &se) {
@@ -362,16 +389,20 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 	}
 }
 
-// pollJob asks the seller for a job's result until the lock's deadline.
+// pollJob asks the seller for a job's result until the lock's deadline. A
+// seller that cannot be reached is looked up again (peer routing): it may
+// have restarted on other addresses.
 func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock) (json.RawMessage, *escrow.Delivery, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
+	failures := 0
 	for {
 		pctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		var st JobStatus
 		_, _, err := m.client.do(pctx, seller, http.MethodGet, "/jobs/"+lock.JobID, nil, maxEventLine, &st)
 		cancel()
 		if err == nil {
+			failures = 0
 			switch {
 			case st.Output != nil && st.Delivery != nil:
 				d, err := escrow.DecodeDelivery(st.Delivery)
@@ -382,6 +413,8 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 			case st.Status == StatusFailed:
 				return nil, nil, fmt.Errorf("seller reports the job failed: %s", st.Error)
 			}
+		} else if failures++; failures%3 == 0 {
+			seller = m.resolve(ctx, seller)
 		}
 		if !m.cfg.now().Before(lock.Deadline) {
 			return nil, nil, errors.New("seller silent past the job deadline")
@@ -394,38 +427,79 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 	}
 }
 
-// verifyAndSettle checks the delivery and the output, then releases or
-// refunds.
-func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, req HireRequest, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+// resolve looks a peer's addresses up again in the DHT, for a peer that
+// stopped answering at the addresses this node knows. It returns ai
+// unchanged if the lookup finds nothing new.
+func (m *Market) resolve(ctx context.Context, ai peer.AddrInfo) peer.AddrInfo {
+	if m.routing == nil || m.routing.DHT() == nil {
+		return ai
+	}
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	found, err := m.routing.DHT().FindPeer(fctx, ai.ID)
+	if err != nil || len(found.Addrs) == 0 {
+		m.log.Debug("re-resolve peer", "remote_peer", ai.ID, "err", err)
+		return ai
+	}
+	return found
+}
+
+// addrsOf is what this node knows of a peer's addresses.
+func (m *Market) addrsOf(id peer.ID) peer.AddrInfo {
+	return peer.AddrInfo{ID: id, Addrs: m.host.Peerstore().Addrs(id)}
+}
+
+// verifySpec is what verifying a job's output needs; a restart rebuilds
+// it from the escrow's stored input and the job record.
+type verifySpec struct {
+	capability   string
+	standard     bool // the taxonomy's schemas and checks
+	input        json.RawMessage
+	outputSchema json.RawMessage // the seller's, when not standard
+}
+
+// verifyAndSettle records the delivery with its output, checks the output,
+// then releases or refunds.
+func (m *Market) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
 	// The output is here: from now on the hire's own deadline must not cut
 	// verification or settlement short, or a good job would wait for the
 	// window's auto-release.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
 	defer cancel()
-	sum := sha256.Sum256(out)
-	if d.OutputHash != hex.EncodeToString(sum[:]) || d.JobID != res.JobID {
+	if d.OutputHash != escrow.HashHex(out) || d.JobID != res.JobID {
 		return m.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
 	}
-	if err := m.escrow.RecordDelivery(ctx, d); err != nil {
+	if err := m.escrow.RecordDelivery(ctx, d, out); err != nil {
+		if errors.Is(err, escrow.ErrAlreadySettled) {
+			// A timer (the deadline) settled the job first.
+			return m.settledResult(ctx, res)
+		}
 		return m.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
 	}
 	res.Output, res.State = out, escrow.StateDelivered
+	return m.decide(ctx, res, spec, out)
+}
+
+// decide verifies a recorded delivery's output and settles: refund if it
+// fails, release if it passes a standard verifier, and accept (the hold
+// waits for the window) if it passes a seller's schema.
+func (m *Market) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage) (HireResult, error) {
 	var (
 		rep verify.Report
 		err error
 	)
-	if req.standard {
-		rep, err = verify.Verify(ctx, req.Capability, req.Input, out)
+	if spec.standard {
+		rep, err = verify.Verify(ctx, spec.capability, spec.input, out)
 	} else {
-		rep, err = verify.VerifyWithSchema(ctx, req.Capability, s.Listing.Listing.OutputSchema, out)
+		rep, err = verify.VerifyWithSchema(ctx, spec.capability, spec.outputSchema, out)
 	}
 	if err != nil {
-		rep = verify.Report{Capability: req.Capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
+		rep = verify.Report{Capability: spec.capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
 	}
 	res.Report = rep
 	passed := err == nil && rep.Passed
-	_ = m.jobs.update(RoleBuyer, res.JobID, func(r *JobRecord) {
-		r.Output, r.Passed, r.Checks, r.UpdatedAt = out, &passed, rep.Checks, time.Now().UTC()
+	m.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
+		r.Passed, r.Checks, r.UpdatedAt = &passed, rep.Checks, time.Now().UTC()
 		r.Status = StatusVerified
 		if !passed {
 			r.Status = StatusVerificationFailed
@@ -440,9 +514,12 @@ func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, 
 		}
 		return m.refund(res, "verification failed", failed, ErrVerificationFailed)
 	}
-	if !req.standard {
+	if !spec.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
+		if err := m.escrow.Accept(ctx, res.JobID); err != nil {
+			return res, fmt.Errorf("accept job %s: %w", res.JobID, err)
+		}
 		return res, nil
 	}
 	st, err := m.escrow.Release(ctx, res.JobID)
@@ -450,7 +527,20 @@ func (m *Market) verifyAndSettle(ctx context.Context, s Seller, res HireResult, 
 		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
 	}
 	res.State = escrow.StateReleased
-	m.sendSettleAsync(s.Peer, st)
+	m.sendSettleAsync(m.addrsOf(res.Seller), st)
+	return res, nil
+}
+
+// settledResult reports a hire whose escrow a timer settled first.
+func (m *Market) settledResult(ctx context.Context, res HireResult) (HireResult, error) {
+	er, err := m.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
+	if err != nil {
+		return res, fmt.Errorf("read job %s: %w", res.JobID, err)
+	}
+	res.State, res.Reason = er.State, er.Reason
+	if er.State == escrow.StateRefunded {
+		return res, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed)
+	}
 	return res, nil
 }
 
@@ -462,13 +552,13 @@ func (m *Market) refund(res HireResult, reason string, failed []string, outcome 
 		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
 	}
 	res.State, res.Reason = escrow.StateRefunded, reason
-	_ = m.jobs.update(RoleBuyer, res.JobID, func(r *JobRecord) {
+	m.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
 		if r.Status == StatusRunning {
 			r.Status = StatusFailed
 		}
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
 	})
-	m.sendSettleAsync(peer.AddrInfo{ID: res.Seller, Addrs: m.host.Peerstore().Addrs(res.Seller)}, st)
+	m.sendSettleAsync(m.addrsOf(res.Seller), st)
 	return res, outcome
 }
 
@@ -551,12 +641,21 @@ func (m *Market) RefundDelivered(ctx context.Context, jobID, reason string) (esc
 	if err != nil {
 		return escrow.Record{}, err
 	}
-	_ = m.jobs.update(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
-	m.sendSettle(ctx, peer.AddrInfo{ID: rec.Seller, Addrs: m.host.Peerstore().Addrs(rec.Seller)}, st)
+	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
+	m.sendSettle(ctx, m.addrsOf(rec.Seller), st)
 	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }
 
 func (m *Market) logJobWrite(err error) { m.log.Warn("record job", "err", err) }
+
+// updateJob changes a job record. The escrow holds the money and the
+// evidence; a job record that cannot be written is logged, and the
+// start-up reconciliation mends it from the escrow.
+func (m *Market) updateJob(role, jobID string, fn func(*JobRecord)) {
+	if err := m.jobs.update(role, jobID, fn); err != nil {
+		m.log.Warn("update job record", "job", jobID, "role", role, "err", err)
+	}
+}
 
 // quoteReuseMargin is how much validity a kept quote must have left to be
 // used for another job. A quote is an offer valid until it expires, for

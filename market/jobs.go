@@ -12,6 +12,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -52,8 +53,14 @@ type JobRecord struct {
 	Price      Credits         `json:"price"`
 	QuoteID    string          `json:"quote_id"`
 	Status     string          `json:"status"`
-	Input      json.RawMessage `json:"input,omitempty"`
-	Output     json.RawMessage `json:"output,omitempty"`
+	// Input and Output are the job's bytes. They are stored once, in the
+	// escrow with the signed messages that commit to their hashes, and
+	// filled in by Job; a stored record and a list carry neither.
+	Input  json.RawMessage `json:"input,omitempty"`
+	Output json.RawMessage `json:"output,omitempty"`
+	// OutputSchema is the seller's output schema of a capability without a
+	// standard verifier, kept so a restarted buyer can verify the output.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	Passed     *bool           `json:"passed,omitempty"`
 	Checks     []verify.Check  `json:"checks,omitempty"`
@@ -113,6 +120,7 @@ func (j *jobs) settle(role, jobID string) {
 
 func (j *jobs) put(r JobRecord) error {
 	r.Version = jobVersion
+	r.Input, r.Output = nil, nil
 	val, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
@@ -156,6 +164,7 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 				return err
 			}
 			fn(&r)
+			r.Input, r.Output = nil, nil // the escrow holds them
 			val, err := json.Marshal(r)
 			if err != nil {
 				return err
@@ -201,32 +210,48 @@ func (j *jobs) list(role string) ([]JobRecord, error) {
 	return out, nil
 }
 
-// rate records the buyer's rating of a job it bought.
+// rate records the buyer's rating of a job it bought, in one transaction
+// with the job record (a concurrent update cannot lose it).
 func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 	if score < 1 || score > 5 {
 		return JobRecord{}, fmt.Errorf("%w: %d is not 1 to 5", ErrBadRating, score)
 	}
-	r, err := j.get(RoleBuyer, jobID)
-	if err != nil {
-		return JobRecord{}, err
-	}
-	r.Rating = score
-	r.UpdatedAt = time.Now().UTC()
-	val, err := json.Marshal(r)
-	if err != nil {
-		return JobRecord{}, err
-	}
+	j.settle(RoleBuyer, jobID)
 	rv, _ := json.Marshal(map[string]int{"v": 1, "rating": score})
-	err = j.db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(jobKey(RoleBuyer, jobID), val); err != nil {
-			return err
+	var out JobRecord
+	for range 10 {
+		err := j.db.Update(func(txn *badger.Txn) error {
+			item, err := txn.Get(jobKey(RoleBuyer, jobID))
+			if err != nil {
+				return err
+			}
+			var r JobRecord
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
+				return fmt.Errorf("decode job %s: %w", jobID, err)
+			}
+			r.Rating, r.UpdatedAt = score, time.Now().UTC()
+			r.Input, r.Output = nil, nil
+			val, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(jobKey(RoleBuyer, jobID), val); err != nil {
+				return err
+			}
+			out = r
+			return txn.Set(ratingKey(r.Seller, jobID), rv)
+		})
+		switch {
+		case errors.Is(err, badger.ErrConflict):
+			continue
+		case errors.Is(err, badger.ErrKeyNotFound):
+			return JobRecord{}, fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+		case err != nil:
+			return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
 		}
-		return txn.Set(ratingKey(r.Seller, jobID), rv)
-	})
-	if err != nil {
-		return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
+		return out, nil
 	}
-	return r, nil
+	return JobRecord{}, fmt.Errorf("rate job %s: too many conflicts", jobID)
 }
 
 // rating is this node's average rating of seller and the number of ratings.
@@ -261,13 +286,10 @@ func (m *Market) Jobs(ctx context.Context, role string) ([]JobRecord, error) {
 	return m.jobs.list(role)
 }
 
-// Job returns one job, preferring the buyer's record when the node was both.
+// Job returns one job with its input and output, preferring the buyer's
+// record when the node was both.
 func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
-	r, err := m.jobs.get(RoleBuyer, jobID)
-	if errors.Is(err, ErrJobNotFound) {
-		return m.jobs.get(RoleSeller, jobID)
-	}
-	return r, err
+	return GetJob(m.jobs.db, jobID)
 }
 
 // Rate records a 1..5 rating of a job this node bought; find shows each
@@ -286,9 +308,34 @@ func GetJob(db *badger.DB, jobID string) (JobRecord, error) {
 	j := &jobs{db: db}
 	r, err := j.get(RoleBuyer, jobID)
 	if errors.Is(err, ErrJobNotFound) {
-		return j.get(RoleSeller, jobID)
+		r, err = j.get(RoleSeller, jobID)
 	}
-	return r, err
+	if err != nil {
+		return r, err
+	}
+	return withPayloads(db, r)
+}
+
+// withPayloads fills in a job record's input and output from the escrow.
+// Records written before the escrow held them carry their own.
+func withPayloads(db *badger.DB, r JobRecord) (JobRecord, error) {
+	for _, p := range []struct {
+		kind string
+		dst  *json.RawMessage
+	}{{escrow.PayloadInput, &r.Input}, {escrow.PayloadOutput, &r.Output}} {
+		if *p.dst != nil {
+			continue
+		}
+		b, err := escrow.LoadPayload(db, escrow.Role(r.Role), r.JobID, p.kind)
+		switch {
+		case errors.Is(err, escrow.ErrNotFound):
+		case err != nil:
+			return r, err
+		case len(b) > 0:
+			*p.dst = b
+		}
+	}
+	return r, nil
 }
 
 // Rating is this node's average rating (1..5) of seller over the jobs it

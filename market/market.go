@@ -29,7 +29,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 	"github.com/swarmwage/swarmwage/dht"
@@ -88,7 +87,7 @@ type Market struct {
 
 	outboxKick chan struct{}
 	outboxMu   sync.Mutex
-	unsent     map[string]peer.ID // bought jobs whose settle the seller has not acknowledged
+	unsent     map[string]*outboxEntry // bought jobs whose settle the seller has not acknowledged
 
 	findMu    sync.Mutex
 	findCache map[string]cachedFind
@@ -139,7 +138,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		ctx:        ctx,
 		cancel:     cancel,
 		outboxKick: make(chan struct{}, 1),
-		unsent:     make(map[string]peer.ID),
+		unsent:     make(map[string]*outboxEntry),
 		findCache:  make(map[string]cachedFind),
 		quotes:     make(map[string]SignedQuote),
 	}
@@ -156,6 +155,7 @@ func (m *Market) Start(ctx context.Context) error {
 	}
 	m.wg.Add(1)
 	go m.serveStreams(srv, ln)
+	m.reconcile(ctx)
 	m.loadOutbox()
 	m.wg.Add(1)
 	go m.outboxLoop()

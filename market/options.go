@@ -24,8 +24,9 @@ const (
 	// DefaultQueue is how many jobs may wait for a free slot before quotes
 	// answer 429.
 	DefaultQueue = 64
-	// defaultOutboxInterval is how often unsent settles are retried.
-	defaultOutboxInterval = 5 * time.Second
+	// defaultOutboxInterval is the first wait before an unsent settle is
+	// tried again; each failure doubles it (see outbox.go).
+	defaultOutboxInterval = time.Second
 )
 
 // Option configures a Market.
@@ -131,7 +132,8 @@ func AllowRiskTier3() Option {
 	return func(c *config) error { c.allowRisk3 = true; return nil }
 }
 
-// OutboxInterval sets how often unsent settles are retried. Defaults to 5 s.
+// OutboxInterval sets the first wait before an unsent settle is retried;
+// later waits double up to 5 minutes. Defaults to 1 s.
 func OutboxInterval(d time.Duration) Option {
 	return func(c *config) error { c.outboxInterval = d; return nil }
 }

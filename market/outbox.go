@@ -13,8 +13,21 @@ import (
 
 // The outbox makes sure every settle a buyer decided (by hand or by its
 // escrow timers) reaches the seller: it resends until the seller has it.
-// A refund must reach the seller within its settle grace, or the seller's
-// own timer releases the hold on its side.
+// It sends what is pending at start-up at once, then backs off
+// exponentially per job, from the outbox interval up to maxOutboxBackoff,
+// and never gives up: the buyer's decision takes precedence over the
+// seller's timers (see the escrow package doc), so a refund that arrives
+// late still reverses a provisional release.
+
+// maxOutboxBackoff caps the wait between two tries of one settle.
+const maxOutboxBackoff = 5 * time.Minute
+
+// outboxEntry is a settle the seller has not acknowledged yet.
+type outboxEntry struct {
+	seller   peer.ID
+	attempts int
+	next     time.Time // not before
+}
 
 func (m *Market) kickOutbox() {
 	select {
@@ -27,6 +40,7 @@ func (m *Market) outboxLoop() {
 	defer m.wg.Done()
 	t := time.NewTicker(m.cfg.outboxInterval)
 	defer t.Stop()
+	m.flushOutbox(m.ctx) // what a restart found pending goes out at once
 	for {
 		select {
 		case <-m.ctx.Done():
@@ -41,7 +55,9 @@ func (m *Market) outboxLoop() {
 // queueSettle remembers that jobID's settle has not reached seller yet.
 func (m *Market) queueSettle(jobID string, seller peer.ID) {
 	m.outboxMu.Lock()
-	m.unsent[jobID] = seller
+	if _, ok := m.unsent[jobID]; !ok {
+		m.unsent[jobID] = &outboxEntry{seller: seller}
+	}
 	m.outboxMu.Unlock()
 	m.kickOutbox()
 }
@@ -58,7 +74,7 @@ func (m *Market) loadOutbox() {
 	defer m.outboxMu.Unlock()
 	for _, r := range recs {
 		if !r.SettleSent {
-			m.unsent[r.JobID] = r.Seller
+			m.unsent[r.JobID] = &outboxEntry{seller: r.Seller}
 		}
 	}
 }
@@ -72,15 +88,18 @@ func (m *Market) SettleDecided(r escrow.Record) {
 	}
 }
 
-// flushOutbox sends the settle of every queued job that is final.
+// flushOutbox sends the settle of every queued job that is final and due.
 func (m *Market) flushOutbox(ctx context.Context) {
+	now := time.Now()
 	m.outboxMu.Lock()
-	queued := make(map[string]peer.ID, len(m.unsent))
-	for id, p := range m.unsent {
-		queued[id] = p
+	due := make(map[string]peer.ID)
+	for id, e := range m.unsent {
+		if !e.next.After(now) {
+			due[id] = e.seller
+		}
 	}
 	m.outboxMu.Unlock()
-	for jobID, seller := range queued {
+	for jobID, seller := range due {
 		if ctx.Err() != nil {
 			return
 		}
@@ -90,10 +109,26 @@ func (m *Market) flushOutbox(ctx context.Context) {
 			continue
 		}
 		if err != nil || !er.State.Final() || er.Settle == nil {
-			continue // not decided yet: the timers will
+			m.backOff(jobID) // not decided yet: the timers will
+			continue
 		}
-		m.sendSettleOnce(ctx, peer.AddrInfo{ID: seller, Addrs: m.host.Peerstore().Addrs(seller)}, er.Settle)
+		if !m.sendSettleOnce(ctx, m.addrsOf(seller), er.Settle) {
+			m.backOff(jobID)
+		}
 	}
+}
+
+// backOff doubles the wait before jobID's settle is tried again.
+func (m *Market) backOff(jobID string) {
+	m.outboxMu.Lock()
+	defer m.outboxMu.Unlock()
+	e, ok := m.unsent[jobID]
+	if !ok {
+		return
+	}
+	wait := m.cfg.outboxInterval << min(e.attempts, 16)
+	e.attempts++
+	e.next = time.Now().Add(min(wait, maxOutboxBackoff))
 }
 
 // settleAcked records that the seller has jobID's settle.
@@ -101,18 +136,27 @@ func (m *Market) settleAcked(jobID string) {
 	m.outboxMu.Lock()
 	delete(m.unsent, jobID)
 	m.outboxMu.Unlock()
-	_ = m.jobs.update(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
+	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
 }
 
-func (m *Market) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) {
+// sendSettleOnce sends one settle and reports whether the seller has it.
+// A seller that does not answer is looked up again, for the next try.
+func (m *Market) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) bool {
 	body, err := st.MarshalJSON()
 	if err != nil {
-		return
+		return false
 	}
 	sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	_, _, err = m.client.do(sctx, seller, "POST", "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
 	if settleDelivered(err) {
 		m.settleAcked(st.JobID)
+		return true
 	}
+	var se *StatusError
+	if !errors.As(err, &se) {
+		m.resolve(ctx, seller) // refreshes the peerstore for the next try
+	}
+	m.log.Debug("settle not delivered yet", "job", st.JobID, "remote_peer", seller.ID, "err", err)
+	return false
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base32"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -357,18 +355,47 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.inflight.Add(-1)
-	if err := s.m.escrow.AcceptLock(r.Context(), lock); err != nil {
+	fresh, err := s.m.escrow.AcceptLock(r.Context(), lock, req.Input)
+	if err != nil {
 		writeError(w, lockStatus(err), "lock refused: "+err.Error())
+		return
+	}
+	if !fresh {
+		// A lock is accepted once: a replay never runs the handler again
+		// or touches the job's record.
+		s.replay(w, r, lock.JobID)
 		return
 	}
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.m.host.ID(), Buyer: buyer,
-		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Input: req.Input,
+		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning,
 		CreatedAt: s.m.cfg.now().UTC(),
 	}
 	rec.UpdatedAt = rec.CreatedAt
 	s.m.jobs.putAsync(rec, s.m.logJobWrite)
 	s.runJob(w, r, o, lock, req.Input)
+}
+
+// replay answers a POST /jobs whose lock was accepted before: with the
+// job's result if it was delivered, else 409 and where to look.
+func (s *seller) replay(w http.ResponseWriter, r *http.Request, jobID string) {
+	er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "cannot read the job")
+		return
+	}
+	if er.Delivery != nil {
+		out, err := s.m.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput)
+		if err == nil {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			w.WriteHeader(http.StatusOK)
+			dj, _ := json.Marshal(er.Delivery)
+			stream := &eventWriter{w: w, rc: http.NewResponseController(w)}
+			stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj})
+			return
+		}
+	}
+	writeError(w, http.StatusConflict, fmt.Sprintf("this lock was accepted already; the job is %s: GET /jobs/%s", er.State, jobID))
 }
 
 // lockStatus maps an escrow error on AcceptLock to a status code.
@@ -418,6 +445,14 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		case res := <-done:
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
+		case <-ctx.Done():
+			if s.m.ctx.Err() != nil {
+				return // shutting down: the restart reconciles the job
+			}
+			// A handler that ignores its context still loses the job at
+			// the deadline; its goroutine keeps the slot until it returns.
+			s.finish(stream, lock, nil, fmt.Errorf("%w: handler timed out at the job deadline", ErrHandler), time.Since(start))
+			return
 		case <-tick.C:
 			stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
 		}
@@ -461,24 +496,23 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 		if err := s.m.escrow.FailJob(ctx, jobID, truncateText(runErr.Error(), 400)); err != nil {
 			s.m.log.Warn("record failed job", "job", jobID, "err", err)
 		}
-		_ = s.m.jobs.update(RoleSeller, jobID, func(r *JobRecord) {
+		s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, runErr.Error(), took.Milliseconds(), time.Now().UTC()
 		})
 		stream.send(Event{Type: EventError, JobID: jobID, Message: runErr.Error(), Status: status, Reasons: reasons})
 		return
 	}
-	sum := sha256.Sum256(out)
-	d, err := s.m.escrow.Deliver(ctx, jobID, hex.EncodeToString(sum[:]))
+	d, err := s.m.escrow.Deliver(ctx, jobID, out)
 	if err != nil {
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver: " + err.Error(), Status: http.StatusInternalServerError})
 		return
 	}
 	dj, _ := json.Marshal(d)
-	// The buyer first: the signed delivery is durable in the escrow, and
-	// the stored output only serves a buyer whose stream broke.
+	// The output is durable with the signed delivery: a buyer whose stream
+	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	_ = s.m.jobs.update(RoleSeller, jobID, func(r *JobRecord) {
-		r.Status, r.Output, r.DurationMS, r.UpdatedAt = StatusDelivered, out, took.Milliseconds(), time.Now().UTC()
+	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	})
 }
 
@@ -521,18 +555,27 @@ func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jobID := r.PathValue("id")
-	rec, err := s.m.jobs.get(RoleSeller, jobID)
-	if err != nil || rec.Buyer != buyer {
+	// The escrow record is the truth (the job record may lag a crash).
+	er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
+	if err != nil || er.Buyer != buyer {
 		// The same answer for "unknown" and "not yours": a job's existence
 		// is nobody else's business.
 		writeError(w, http.StatusNotFound, "no such job")
 		return
 	}
-	st := JobStatus{JobID: jobID, Status: rec.Status, Error: rec.Error}
-	if er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller); err == nil {
-		st.State = string(er.State)
-		if er.Delivery != nil && rec.Output != nil {
-			st.Output = rec.Output
+	st := JobStatus{JobID: jobID, State: string(er.State), Status: StatusRunning}
+	if rec, err := s.m.jobs.get(RoleSeller, jobID); err == nil {
+		st.Status, st.Error = rec.Status, rec.Error
+	}
+	switch {
+	case er.State == escrow.StateFailed, er.State == escrow.StateRefunded && er.Delivery == nil:
+		st.Status = StatusFailed
+		if st.Error == "" {
+			st.Error = er.Reason
+		}
+	case er.Delivery != nil:
+		if out, err := s.m.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput); err == nil {
+			st.Status, st.Output = StatusDelivered, out
 			st.Delivery, _ = json.Marshal(er.Delivery)
 		}
 	}

@@ -144,6 +144,10 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		if n.Market != nil {
 			n.Market.SettleDecided(r)
 		}
+	}), escrow.WithUndecided(func(ctx context.Context, r escrow.Record) {
+		if n.Market != nil {
+			n.Market.Reverify(ctx, r)
+		}
 	})}, opts.EscrowOptions...)
 	if n.Escrow, err = escrow.New(n.DB, repo.Key, eopts...); err != nil {
 		return nil, err
