@@ -44,15 +44,15 @@ var (
 
 // JobRecord is what a node remembers of a job it bought or sold.
 type JobRecord struct {
-	Version    int             `json:"v"`
-	JobID      string          `json:"job_id"`
-	Role       string          `json:"role"`
-	Capability string          `json:"capability"`
-	Seller     peer.ID         `json:"seller"`
-	Buyer      peer.ID         `json:"buyer"`
-	Price      Credits         `json:"price"`
-	QuoteID    string          `json:"quote_id"`
-	Status     string          `json:"status"`
+	Version    int     `json:"v"`
+	JobID      string  `json:"job_id"`
+	Role       string  `json:"role"`
+	Capability string  `json:"capability"`
+	Seller     peer.ID `json:"seller"`
+	Buyer      peer.ID `json:"buyer"`
+	Price      Credits `json:"price"`
+	QuoteID    string  `json:"quote_id"`
+	Status     string  `json:"status"`
 	// Input and Output are the job's bytes. They are stored once, in the
 	// escrow with the signed messages that commit to their hashes, and
 	// filled in by Job; a stored record and a list carry neither.
@@ -61,12 +61,12 @@ type JobRecord struct {
 	// OutputSchema is the seller's output schema of a capability without a
 	// standard verifier, kept so a restarted buyer can verify the output.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Passed     *bool           `json:"passed,omitempty"`
-	Checks     []verify.Check  `json:"checks,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
-	UpdatedAt  time.Time       `json:"updated_at"`
-	DurationMS int64           `json:"duration_ms"`
+	Error        string          `json:"error,omitempty"`
+	Passed       *bool           `json:"passed,omitempty"`
+	Checks       []verify.Check  `json:"checks,omitempty"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+	DurationMS   int64           `json:"duration_ms"`
 	// SettleSent is set once the seller acknowledged the buyer's settle.
 	SettleSent bool `json:"settle_sent,omitempty"`
 	Rating     int  `json:"rating,omitempty"`
