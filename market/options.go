@@ -1,6 +1,8 @@
 package market
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -49,6 +51,8 @@ type config struct {
 	now               func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
+	// runHandler replaces every handler (tests only).
+	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 }
 
 func defaultConfig() config {
@@ -147,4 +151,9 @@ func withTamper(_ *testing.T, f func(*SignedListing)) Option {
 // withReadHeaderTimeout shortens the read-header deadline of agent streams.
 func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
 	return func(c *config) error { c.readHeaderTimeout = d; return nil }
+}
+
+// withHandler makes every job run f instead of its listing's handler.
+func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)) Option {
+	return func(c *config) error { c.runHandler = f; return nil }
 }

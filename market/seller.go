@@ -467,6 +467,9 @@ func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (o
 			err = fmt.Errorf("%w: handler panicked", ErrHandler)
 		}
 	}()
+	if s.m.cfg.runHandler != nil {
+		return s.m.cfg.runHandler(ctx, input)
+	}
 	return s.m.handlers.run(ctx, o, input)
 }
 

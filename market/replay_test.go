@@ -1,0 +1,151 @@
+package market
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/escrow"
+)
+
+// Regression: sending one signed lock twice with a different input ran the
+// handler again and overwrote the seller's job record. A lock is accepted
+// once: a replay with the same input gets the first result, one with
+// another input gets 409, and neither runs the handler.
+func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot)
+	buyer := setupPeer(t, boot)
+	runs := filepath.Join(t.TempDir(), "runs")
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.echo", Price: 10_000,
+		Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"sh", "-c", "echo run >> " + runs + "; cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: json.RawMessage(`{"a":1}`), Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"a":1}`, string(res.Output))
+	before, err := seller.market.jobs.get(RoleSeller, res.JobID)
+	require.NoError(t, err)
+
+	er, err := buyer.market.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
+	require.NoError(t, err)
+	q, ok := buyer.market.cachedQuote(seller.host.ID(), "custom.test.echo")
+	require.True(t, ok)
+	lockJSON, err := json.Marshal(er.Lock)
+	require.NoError(t, err)
+	post := func(input string) (*http.Response, error) {
+		body, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: json.RawMessage(input)})
+		require.NoError(t, err)
+		return buyer.market.client.stream(ctx, buyer.market.addrsOf(seller.host.ID()), "/jobs", body)
+	}
+
+	_, err = post(`{"a":666}`)
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, http.StatusConflict, se.Code)
+
+	resp, err := post(`{"a":1}`)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	line, err := readLine(bufio.NewReader(resp.Body), maxEventLine)
+	require.NoError(t, err)
+	var ev Event
+	require.NoError(t, json.Unmarshal(line, &ev))
+	require.Equal(t, EventResult, ev.Type, "the first result, again")
+	require.JSONEq(t, `{"a":1}`, string(ev.Output))
+
+	data, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(data), "run"), "the handler ran once")
+	after, err := seller.market.jobs.get(RoleSeller, res.JobID)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the seller's job record is untouched")
+	in, err := seller.market.escrow.Payload(ctx, escrow.RoleSeller, res.JobID, escrow.PayloadInput)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"a":1}`, string(in))
+}
+
+// A handler that ignores its context still loses the job at the deadline:
+// the buyer is refunded, the seller's record says failed.
+func TestHandlerIgnoringItsContextFailsAtTheDeadline(t *testing.T) {
+	boot := setupPeer(t, nil)
+	release := make(chan struct{})
+	seller := setupPeer(t, boot, MaxJobDuration(time.Second), withHandler(t, func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		<-release // ignores its context
+		return json.RawMessage(`{}`), nil
+	}))
+	t.Cleanup(func() { close(release) })
+	buyer := setupPeer(t, boot)
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.stuck", Price: 10_000,
+		Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.stuck", Input: json.RawMessage(`{}`), Timeout: 20 * time.Second})
+	require.ErrorIs(t, err, ErrJobFailed)
+	require.Equal(t, escrow.StateRefunded, res.State)
+	rs, err := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateFailed, rs.State)
+}
+
+// Regression: a buyer that stopped after recording a delivery and before
+// deciding restarted with the job delivered, and its timer paid for output
+// that had failed verification. Reconciliation verifies the stored output
+// again: a wrong answer is refunded, a right one released.
+func TestUndecidedDeliveryIsVerifiedAgain(t *testing.T) {
+	testCases := []struct {
+		name   string
+		output string
+		want   escrow.State
+	}{
+		{"wrong mean", `{"result":5}`, escrow.StateRefunded},
+		{"right mean", `{"result":2}`, escrow.StateReleased},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			buyer := setupPeer(t, nil)
+			seller := setupPeer(t, nil)
+			ctx := context.Background()
+			require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+			input := []byte(`{"data":[1,2,3]}`)
+			l, err := buyer.market.escrow.Lock(ctx, escrow.LockParams{
+				QuoteID: "q", Capability: "compute.statistics.mean", Seller: seller.host.ID(), Amount: 10_000,
+				Deadline: time.Now().Add(time.Minute), Window: time.Minute, Input: input,
+			})
+			require.NoError(t, err)
+			_, err = seller.market.escrow.AcceptLock(ctx, l, input)
+			require.NoError(t, err)
+			d, err := seller.market.escrow.Deliver(ctx, l.JobID, []byte(tc.output))
+			require.NoError(t, err)
+			require.NoError(t, buyer.market.escrow.RecordDelivery(ctx, d, []byte(tc.output)))
+			// The node stopped here. At start-up, reconcile finds it.
+			buyer.market.reconcile(ctx)
+			rb, err := buyer.market.escrow.GetRole(ctx, l.JobID, escrow.RoleBuyer)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, rb.State)
+			if tc.want == escrow.StateRefunded {
+				require.Contains(t, rb.FailedChecks, "value_matches")
+				b, err := buyer.market.escrow.Balance(ctx)
+				require.NoError(t, err)
+				require.Zero(t, b.Paid, "never paid for output that failed verification")
+			}
+			require.NoError(t, buyer.market.escrow.CheckInvariant(ctx))
+		})
+	}
+}
