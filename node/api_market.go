@@ -285,6 +285,9 @@ func (req HireRequest) market() (market.HireRequest, error) {
 		if err != nil {
 			return out, fmt.Errorf("max_price %q: %v", req.MaxPrice, err)
 		}
+		if p <= 0 {
+			return out, fmt.Errorf("max_price %q: must be more than 0; leave it out for no limit", req.MaxPrice)
+		}
 		out.MaxPrice = p
 	}
 	if req.Seller != "" {

@@ -124,8 +124,13 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		}
 	}
 	if p := c.String("max-price"); p != "" {
-		if _, err := escrow.ParseAmount(p); err != nil {
+		v, err := escrow.ParseAmount(p)
+		if err != nil {
 			return req, usageErrf("--max-price %q: %v", p, err)
+		}
+		if v <= 0 {
+			// 0 would read as "no limit" further down: refuse it here.
+			return req, usageErrf("--max-price %q: must be more than 0; leave it out for no limit", p)
 		}
 		req.MaxPrice = p
 	}

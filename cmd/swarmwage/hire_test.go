@@ -211,6 +211,12 @@ func TestCLIMaxPriceUnderEveryListingExitsThreeWithNoHold(t *testing.T) {
 	r = swarmwage(t, "--repo", m.buyer, "escrow", "list", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.NotContains(t, r.Stdout, "job_id", "no hold may be left behind")
+
+	// Regression: --max-price 0 read as "no limit" and paid 0.01.
+	_, r = hire(t, m.buyer, "--input-json", `{"data":[1,2,3]}`, "--max-price", "0", "compute.statistics.median")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "must be more than 0")
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
 }
 
 // TestCLISellerKilledMidJobBuyerRefundsAtDeadline: the seller dies (SIGKILL)
