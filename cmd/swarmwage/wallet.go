@@ -188,6 +188,7 @@ func printBalance(c *cli.Context, b escrow.Balance) {
 		{"held", b.Held, "locked for open hires"},
 		{"paid", b.Paid, "released to sellers"},
 		{"earned", b.Earned, "credited for jobs sold"},
+		{"pending", b.Pending, "released by this node's timers, awaiting the buyers' confirmation"},
 		{"deposited", b.Deposited, "test credits"},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", row.name, escrow.FormatAmount(row.v), row.note)

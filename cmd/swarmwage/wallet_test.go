@@ -33,14 +33,14 @@ func TestWalletDepositAndBalance(t *testing.T) {
 	repo := initRepoOn(t, "clitest")
 	r := runWallet(t, "--repo", repo, "wallet", "balance", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	require.JSONEq(t, `{"available":"0","held":"0","paid":"0","deposited":"0","earned":"0"}`, r.Stdout)
+	require.JSONEq(t, `{"available":"0","held":"0","paid":"0","deposited":"0","earned":"0","pending":"0"}`, r.Stdout)
 
 	r = runWallet(t, "--repo", repo, "wallet", "deposit", "10")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, "deposited 10 test credits; available 10")
 	r = runWallet(t, "--repo", repo, "wallet", "deposit", "0.05", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	require.JSONEq(t, `{"deposited":"0.05","balance":{"available":"10.05","held":"0","paid":"0","deposited":"10.05","earned":"0"}}`, r.Stdout)
+	require.JSONEq(t, `{"deposited":"0.05","balance":{"available":"10.05","held":"0","paid":"0","deposited":"10.05","earned":"0","pending":"0"}}`, r.Stdout)
 
 	r = runWallet(t, "--repo", repo, "wallet", "balance", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
