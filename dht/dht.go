@@ -156,8 +156,10 @@ type Routing struct {
 
 type cacheEntry struct {
 	sellers    []peer.AddrInfo
+	limit      int // the limit of the search that filled it
 	fetched    time.Time
 	lastSearch time.Time
+	warm       bool // kept and refreshed whether searched or not (KeepWarm)
 }
 
 // New builds the DHT for network on h. It does not dial anything until Start.

@@ -3,6 +3,7 @@ package dht
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -27,9 +28,18 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 		return nil, ErrClosed
 	}
 	// An empty answer is not cached: a capability nobody sold a minute
-	// ago may have a seller now.
-	if e, ok := r.cache[capID]; ok && len(e.sellers) > 0 {
+	// ago may have a seller now. An answer to a smaller limit that came
+	// back full may have missed sellers: search again.
+	if e, ok := r.cache[capID]; ok && len(e.sellers) > 0 && (len(e.sellers) < e.limit || limit <= e.limit) {
 		e.lastSearch = now
+		out := clip(e.sellers, limit)
+		r.mu.Unlock()
+		return out, nil
+	}
+	// A warm prefix's sellers include every seller of the capabilities
+	// under it (sellers provide their prefixes' keys too): routing a
+	// capability under a kept-warm prefix needs no DHT query.
+	if e := r.warmPrefix(capID); e != nil && len(e.sellers) > 0 {
 		out := clip(e.sellers, limit)
 		r.mu.Unlock()
 		return out, nil
@@ -40,8 +50,41 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 	if err != nil {
 		return nil, err
 	}
-	r.store(capID, sellers, now)
+	r.store(capID, sellers, limit, now)
 	return sellers, nil
+}
+
+// warmPrefix is the cache entry of the longest kept-warm strict prefix of
+// capID, or nil. r.mu must be held.
+func (r *Routing) warmPrefix(capID string) *cacheEntry {
+	for id := capID; ; {
+		i := strings.LastIndexByte(id, '.')
+		if i < 0 {
+			return nil
+		}
+		id = id[:i]
+		if e, ok := r.cache[id]; ok && e.warm {
+			return e
+		}
+	}
+}
+
+// KeepWarm keeps the sellers of each capability or prefix in the prefetch
+// cache, refreshed every cache refresh interval whether or not anyone
+// searched them, so that routing them needs no DHT query (WCP's prefetch
+// cache). The first fill happens on the next refresh; RefreshCache fills
+// them now.
+func (r *Routing) KeepWarm(capIDs ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range capIDs {
+		e, ok := r.cache[id]
+		if !ok {
+			e = &cacheEntry{}
+			r.cache[id] = e
+		}
+		e.warm = true
+	}
 }
 
 // Cached reports whether capID is in the prefetch cache.
@@ -52,7 +95,7 @@ func (r *Routing) Cached(capID string) bool {
 	return ok
 }
 
-func (r *Routing) store(capID string, sellers []peer.AddrInfo, searched time.Time) {
+func (r *Routing) store(capID string, sellers []peer.AddrInfo, limit int, searched time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.cache[capID]
@@ -60,7 +103,7 @@ func (r *Routing) store(capID string, sellers []peer.AddrInfo, searched time.Tim
 		e = &cacheEntry{}
 		r.cache[capID] = e
 	}
-	e.sellers = sellers
+	e.sellers, e.limit = sellers, limit
 	e.fetched = r.cfg.now()
 	if searched.After(e.lastSearch) {
 		e.lastSearch = searched
@@ -121,7 +164,7 @@ func (r *Routing) refreshCache() {
 	r.mu.Lock()
 	var todo []string
 	for id, e := range r.cache {
-		if now.Sub(e.lastSearch) > r.cfg.cacheIdle {
+		if !e.warm && now.Sub(e.lastSearch) > r.cfg.cacheIdle {
 			delete(r.cache, id)
 			continue
 		}
@@ -134,7 +177,7 @@ func (r *Routing) refreshCache() {
 			r.log.Debug("refresh prefetch cache", "capability", id, "err", err)
 			continue
 		}
-		r.store(id, sellers, time.Time{})
+		r.store(id, sellers, DefaultLimit, time.Time{})
 	}
 }
 
