@@ -78,8 +78,8 @@ type Candidate struct {
 // Decision is what routing made of one candidate.
 type Decision struct {
 	Candidate
-	Chosen bool   // the first choice of the hire
-	Rank   int    // 1-based position among the eligible; 0 if dropped
+	Chosen bool    // the first choice of the hire
+	Rank   int     // 1-based position among the eligible; 0 if dropped
 	Score  float64 // lower is better; 0..1
 	Reason string
 }
