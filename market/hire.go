@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -64,8 +64,14 @@ type HireRequest struct {
 	// Timeout bounds the whole hire; it is also the job's deadline.
 	// Defaults to DefaultHireTimeout.
 	Timeout time.Duration
-	// Confirm allows hiring a risk tier 3 capability.
+	// Confirm allows hiring a risk tier 3 capability, and a capability
+	// whose [[policy]] requires confirmation.
 	Confirm bool
+	// QoS is the request's class (P0 fastest .. P3 cheapest); "" takes the
+	// policy's, else route.DefaultQoS.
+	QoS route.QoS
+	// Explain keeps the reason of every candidate in the result.
+	Explain bool
 	// Progress, when set, is called with every event of the job.
 	Progress func(Event)
 
@@ -85,6 +91,11 @@ type HireResult struct {
 	State      escrow.State    `json:"state"`
 	Reason     string          `json:"reason,omitempty"`
 	DurationMS int64           `json:"duration_ms"`
+	// Requested is the capability asked for when a WCP tombstone routed
+	// the hire to Capability, its successor.
+	Requested string `json:"requested,omitempty"`
+	// Routing is the decision that chose the seller.
+	Routing *Routed `json:"routing,omitempty"`
 }
 
 // Hire buys one job of req.Capability: find, rank, quote, lock, run,
@@ -97,14 +108,32 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	defer cancel()
+	requested := req.Capability
+	resolved, err := m.resolveCapability(req.Capability)
+	if err != nil {
+		return HireResult{}, err
+	}
+	req.Capability = resolved
+	if pol := m.cfg.policies.For(resolved); pol != nil {
+		if pol.RequireConfirmation && !req.Confirm {
+			return HireResult{}, fmt.Errorf("%w: [[policy]] %s holds every hire of %s until it is confirmed; hire again with --confirm", ErrPolicyHold, pol.Match, resolved)
+		}
+		if pol.MaxPrice > 0 && (req.MaxPrice == 0 || pol.MaxPrice < req.MaxPrice) {
+			req.MaxPrice = pol.MaxPrice // the quote must fit the policy's cap too
+		}
+	}
 	standard, err := checkHireInput(req)
 	if err != nil {
 		return HireResult{}, err
 	}
 	req.standard = standard
-	cands, err := m.candidates(ctx, req)
+	cands, routed, err := m.candidates(ctx, req, requested)
 	if err != nil {
-		return HireResult{}, err
+		return HireResult{Capability: resolved, Requested: routed.Requested, Routing: explained(routed, req)}, err
+	}
+	withRoute := func(r HireResult) HireResult {
+		r.Requested, r.Routing = routed.Requested, explained(routed, req)
+		return r
 	}
 	var lastErr, riskErr error
 	for _, c := range cands {
@@ -129,15 +158,27 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 			lastErr = err
 			continue
 		}
-		return res, err
+		return withRoute(res), err
 	}
 	if lastErr == nil && riskErr != nil {
-		return HireResult{}, riskErr
+		return withRoute(HireResult{}), riskErr
 	}
 	if lastErr != nil {
-		return HireResult{}, fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
+		return withRoute(HireResult{}), fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
 	}
-	return HireResult{}, fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+	return withRoute(HireResult{}), fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+}
+
+// explained is the routing decision to report: all of it with Explain,
+// else only the policy and class.
+func explained(r Routed, req HireRequest) *Routed {
+	if r.Capability == "" {
+		return nil
+	}
+	if !req.Explain {
+		r.Candidates = nil
+	}
+	return &r
 }
 
 // errTryNext: the seller refused the job before starting it; the hold was
@@ -165,52 +206,43 @@ func checkHireInput(req HireRequest) (standard bool, err error) {
 	return true, nil
 }
 
-// candidates finds the sellers a hire may use, best first: cheapest, then
-// best rated, then fastest.
-func (m *Market) candidates(ctx context.Context, req HireRequest) ([]Seller, error) {
+// candidates finds the sellers a hire may use, best first, as routing
+// ranks them (package route: policy, QoS class, price cap).
+func (m *Market) candidates(ctx context.Context, req HireRequest, requested string) ([]Seller, Routed, error) {
 	var sellers []Seller
 	if req.Seller != "" {
 		s, err := m.sellerByID(ctx, req.Seller, req.Capability)
 		if err != nil {
-			return nil, fmt.Errorf("%w: seller %s: %v", ErrNoSeller, req.Seller, err)
+			return nil, Routed{}, fmt.Errorf("%w: seller %s: %v", ErrNoSeller, req.Seller, err)
 		}
 		sellers = []Seller{s}
 	} else {
 		res, err := m.findCached(ctx, req.Capability)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNoSeller, err)
+			return nil, Routed{}, fmt.Errorf("%w: %v", ErrNoSeller, err)
 		}
 		sellers = res.Sellers
 	}
-	var out []Seller
+	byPeer := make(map[peer.ID]Seller, len(sellers))
+	var exact []Seller
 	for _, s := range sellers {
-		l := s.Listing.Listing
-		if l.Capability != req.Capability {
+		if s.Listing.Listing.Capability != req.Capability {
 			continue // found under a prefix
 		}
-		if req.MaxPrice > 0 && int64(l.Price) > req.MaxPrice {
-			continue
+		exact = append(exact, s)
+		byPeer[s.Peer.ID] = s
+	}
+	routed := m.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
+	var out []Seller
+	for _, d := range routed.Candidates {
+		if d.Rank > 0 {
+			out = append(out, byPeer[d.Peer])
 		}
-		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, m.noSeller(req, sellers)
+		return nil, routed, m.noSeller(req, exact, routed)
 	}
-	ratings := make(map[peer.ID]float64)
-	for _, s := range out {
-		ratings[s.Peer.ID], _ = m.jobs.rating(s.Peer.ID)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Listing.Listing.Price != b.Listing.Listing.Price {
-			return a.Listing.Listing.Price < b.Listing.Listing.Price
-		}
-		if ratings[a.Peer.ID] != ratings[b.Peer.ID] {
-			return ratings[a.Peer.ID] > ratings[b.Peer.ID]
-		}
-		return a.RTT < b.RTT
-	})
-	return out, nil
+	return out, routed, nil
 }
 
 // sellerByID fetches one named seller's listing, from the addresses this
@@ -306,7 +338,11 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	if err != nil {
 		return m.refund(res, "encode job request", nil, err)
 	}
+	jobStart := time.Now()
 	out, delivery, runErr := m.runJob(ctx, s.Peer, lock, jobBody, req.Progress)
+	if runErr == nil {
+		m.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
+	}
 	var se *StatusError
 	if errors.As(runErr, &se) {
 		m.dropQuote(s.Peer.ID, req.Capability)
@@ -695,7 +731,11 @@ func (m *Market) dropQuote(seller peer.ID, capID string) {
 }
 
 // noSeller explains an empty candidate list and what to do about it.
-func (m *Market) noSeller(req HireRequest, found []Seller) error {
+func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error {
+	if len(found) > 0 && routed.Policy != nil {
+		return fmt.Errorf("%w of %s passes [[policy]] %s: %d seller(s) found, all dropped; the first: %s (hire --explain shows each)",
+			ErrNoSeller, req.Capability, routed.Policy.Match, len(found), routed.Candidates[0].Reason)
+	}
 	if len(found) == 0 {
 		if m.routing.RoutingTableSize() == 0 {
 			return fmt.Errorf("%w of %s: this node has no DHT peers on network %s yet; check 'swarmwage peers' and the bootstrap peers ('daemon --bootstrap')",

@@ -16,14 +16,23 @@ func listingKey(capID string) []byte { return []byte(listingPrefix + capID) }
 
 //	job/<role>/<base32 job id>          -> JobRecord (versioned JSON)
 //	rating/<seller peer id>/<base32 job id> -> rating (versioned JSON)
+//	route/latency/<seller peer id>/<capability> -> latency history (versioned JSON)
 //
 // Job IDs come from the network, so they are base32-encoded to stay inside
 // their namespace whatever bytes they hold. Peer IDs are base58 and contain
 // no '/'.
 const (
-	jobPrefix    = "job/"
-	ratingPrefix = "rating/"
+	jobPrefix     = "job/"
+	ratingPrefix  = "rating/"
+	latencyPrefix = "route/latency/"
 )
+
+// latencyKey holds this node's history of seller's job durations for
+// capID. Capability IDs are checked (letters, digits, '.', '-', '_') before
+// a hire reaches here.
+func latencyKey(seller peer.ID, capID string) []byte {
+	return []byte(latencyPrefix + seller.String() + "/" + capID)
+}
 
 var keyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 

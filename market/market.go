@@ -79,6 +79,7 @@ type Market struct {
 	escrow   *escrow.Escrow
 	store    *Store
 	jobs     *jobs
+	latency  *latencies
 	handlers *handlers
 	http     *libp2phttp.Host
 	client   *agentClient
@@ -131,6 +132,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		escrow:     esc,
 		store:      store,
 		jobs:       &jobs{db: db},
+		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
 		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
 		http:       hh,
 		client:     &agentClient{http: hh},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/swarmwage/swarmwage/market/route"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -51,6 +52,9 @@ type config struct {
 	now               func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
+	// policies and catalog route hires (package route).
+	policies route.Policies
+	catalog  *route.Catalog
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 }
@@ -156,4 +160,22 @@ func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
 // withHandler makes every job run f instead of its listing's handler.
 func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)) Option {
 	return func(c *config) error { c.runHandler = f; return nil }
+}
+
+// Policies sets the buyer's [[policy]] tables; they must be valid
+// (route.Policies.Validate). Defaults to none.
+func Policies(ps route.Policies) Option {
+	return func(c *config) error {
+		if err := ps.Validate(); err != nil {
+			return err
+		}
+		c.policies = ps
+		return nil
+	}
+}
+
+// Catalog sets the WCP catalog whose tombstones send a retired ID to its
+// successor. Defaults to none.
+func Catalog(cat *route.Catalog) Option {
+	return func(c *config) error { c.catalog = cat; return nil }
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -178,6 +179,19 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 		apiError(w, statusOf(err), err.Error())
 		return
 	}
+	if q.Get("explain") != "" {
+		qos, err := route.ParseQoS(q.Get("qos"))
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "qos: "+err.Error())
+			return
+		}
+		routed, err := a.n.Market.Explain(ctx, capID, qos, 0)
+		if err != nil {
+			apiError(w, statusOf(err), err.Error())
+			return
+		}
+		info.Routing = &routed
+	}
 	apiJSON(w, info)
 }
 
@@ -260,11 +274,18 @@ func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, err
 	if err := checkSearchID(capID); err != nil {
 		return FindInfo{}, err
 	}
-	res, err := n.Market.Find(ctx, capID, limit)
+	resolved, err := n.Market.ResolveCapability(capID)
+	if err != nil {
+		return FindInfo{}, err
+	}
+	res, err := n.Market.Find(ctx, resolved, limit)
 	if err != nil {
 		return FindInfo{}, err
 	}
 	info := findInfo(res, n.Market.Rating)
+	if resolved != capID {
+		info.Requested = capID
+	}
 	info.DHTPeers = n.Routing.RoutingTableSize()
 	return info, nil
 }

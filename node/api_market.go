@@ -14,6 +14,7 @@ import (
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -41,6 +42,10 @@ type HireRequest struct {
 	Seller     string          `json:"seller,omitempty"`
 	Timeout    string          `json:"timeout,omitempty"`
 	Confirm    bool            `json:"confirm,omitempty"`
+	// QoS is P0 (fastest) .. P3 (cheapest); empty: the policy's, else P2.
+	QoS string `json:"qos,omitempty"`
+	// Explain returns every candidate with why it was chosen or dropped.
+	Explain bool `json:"explain,omitempty"`
 }
 
 // Hire outcomes, as the "outcome" field of a hire result names them.
@@ -67,6 +72,15 @@ type HireInfo struct {
 	Outcome      string          `json:"outcome"`
 	Error        string          `json:"error,omitempty"`
 	DurationMS   int64           `json:"duration_ms"`
+	// Requested is the capability asked for when a WCP tombstone routed the
+	// hire to Capability, its successor.
+	Requested string `json:"requested,omitempty"`
+	// QoS is the class the hire was routed with.
+	QoS string `json:"qos,omitempty"`
+	// Policy is the [[policy]] table that applied.
+	Policy *route.Policy `json:"policy,omitempty"`
+	// Candidates are every seller considered, with why (hire --explain).
+	Candidates []route.Decision `json:"candidates,omitempty"`
 }
 
 // VerificationDoc is the verification part of a hire result.
@@ -279,7 +293,14 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 
 // market turns the API request into a market hire request.
 func (req HireRequest) market() (market.HireRequest, error) {
-	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm}
+	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm, Explain: req.Explain}
+	if req.QoS != "" {
+		q, err := route.ParseQoS(req.QoS)
+		if err != nil {
+			return out, fmt.Errorf("qos: %w", err)
+		}
+		out.QoS = q
+	}
 	if req.MaxPrice != "" {
 		p, err := escrow.ParseAmount(req.MaxPrice)
 		if err != nil {
@@ -310,9 +331,14 @@ func (req HireRequest) market() (market.HireRequest, error) {
 // Hire runs a hire and describes its result, whatever the outcome.
 func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 	res, err := n.Market.Hire(ctx, req)
+	capID := req.Capability
+	if res.Capability != "" {
+		capID = res.Capability // a tombstone may have routed it elsewhere
+	}
 	info := HireInfo{
 		JobID:        res.JobID,
-		Capability:   req.Capability,
+		Capability:   capID,
+		Requested:    res.Requested,
 		Price:        res.Price.String(),
 		Output:       res.Output,
 		Verification: VerificationDoc{Passed: res.Report.Passed, Checks: res.Report.Checks},
@@ -322,6 +348,9 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 	}
 	if res.Seller != "" {
 		info.Seller = res.Seller.String()
+	}
+	if r := res.Routing; r != nil {
+		info.QoS, info.Policy, info.Candidates = string(r.QoS), r.Policy, r.Candidates
 	}
 	if info.Verification.Checks == nil {
 		info.Verification.Checks = []verify.Check{}
@@ -346,7 +375,7 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeDelivered
 	case errors.Is(err, market.ErrInvalidInput):
 		return OutcomeInvalidInput
-	case errors.Is(err, market.ErrNeedsConfirm):
+	case errors.Is(err, market.ErrNeedsConfirm), errors.Is(err, market.ErrPolicyHold):
 		return OutcomeNeedsConfirm
 	case errors.Is(err, market.ErrNoSeller):
 		return OutcomeNoSeller

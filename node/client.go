@@ -140,7 +140,19 @@ func (c *Client) RemoveListing(ctx context.Context, capID string) error {
 
 // Find searches for verified sellers of capID.
 func (c *Client) Find(ctx context.Context, capID string, limit int, timeout time.Duration) (FindInfo, error) {
+	return c.FindExplained(ctx, capID, limit, timeout, false, "")
+}
+
+// FindExplained is Find that, with explain, also ranks the sellers as a
+// hire with QoS class qos would (FindInfo.Routing).
+func (c *Client) FindExplained(ctx context.Context, capID string, limit int, timeout time.Duration, explain bool, qos string) (FindInfo, error) {
 	q := url.Values{"capability": {capID}}
+	if explain {
+		q.Set("explain", "1")
+		if qos != "" {
+			q.Set("qos", qos)
+		}
+	}
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}

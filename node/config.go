@@ -58,6 +58,10 @@ type Config struct {
 	AgentHTTP string `toml:"agent_http,omitempty"`
 	// Market holds the seller's terms and limits.
 	Market MarketConfig `toml:"market,omitempty"`
+	// WCP names the WCP catalog whose tombstones route retired IDs.
+	WCP WCPConfig `toml:"wcp,omitempty"`
+	// Policy are the buyer's [[policy]] tables.
+	Policy []PolicyConfig `toml:"policy,omitempty"`
 }
 
 // MarketConfig is the [market] section: the terms this node quotes as a
@@ -151,6 +155,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if _, err := c.Market.options(); err != nil {
+		return err
+	}
+	if _, err := policies(c.Policy); err != nil {
 		return err
 	}
 	return nil

@@ -161,6 +161,14 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	ropts, pols, err := cfg.routeOptions(repo.Dir)
+	if err != nil {
+		return nil, err
+	}
+	// Capabilities a policy names are routed from the prefetch cache: keep
+	// them warm, so their hires need no DHT query.
+	n.Routing.KeepWarm(pols.Matches()...)
+	mcfg = append(mcfg, ropts...)
 	mopts := []market.Option{
 		market.Logger(log),
 		market.Builtin(reg),

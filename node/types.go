@@ -91,6 +91,11 @@ type FindInfo struct {
 	// DHTPeers is the size of the searching node's routing table: 0 means
 	// it could not have found anyone.
 	DHTPeers int `json:"dht_peers"`
+	// Requested is the capability asked for when a WCP tombstone sent the
+	// search to Capability, its successor.
+	Requested string `json:"requested,omitempty"`
+	// Routing is how a hire would route (find --explain).
+	Routing *market.Routed `json:"routing,omitempty"`
 }
 
 func listingInfo(o market.Offer) ListingInfo {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -20,6 +23,8 @@ func findCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many sellers"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after this long"},
+			&cli.BoolFlag{Name: "explain", Usage: "rank the sellers as a hire would ([[policy]], QoS) and say why each is chosen, ranked lower or dropped"},
+			&cli.StringFlag{Name: "qos", Usage: "with --explain: rank for P0 (fastest) .. P3 (cheapest)"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -37,12 +42,18 @@ func findCommand() *cli.Command {
 			if timeout <= 0 || timeout > 2*time.Minute {
 				return usageErrf("--timeout %s: want more than 0 and at most 2m", timeout)
 			}
+			qos := c.String("qos")
+			if qos != "" {
+				if _, err := route.ParseQoS(qos); err != nil {
+					return usageErrf("--qos: %v", err)
+				}
+			}
 			cl, err := needDaemon(c)
 			if err != nil {
 				return err
 			}
 			_, stop := spinner(c, "searching the network for sellers of "+capID)
-			info, err := cl.Find(c.Context, capID, limit, timeout)
+			info, err := cl.FindExplained(c.Context, capID, limit, timeout, c.Bool("explain"), qos)
 			stop()
 			if err != nil {
 				return apiUsage(err)
@@ -51,6 +62,9 @@ func findCommand() *cli.Command {
 				return printJSON(c, info)
 			}
 			printFind(c, info)
+			if r := info.Routing; r != nil {
+				printExplain(c.App.Writer, r.Capability, r.Requested, r.QoS, r.Policy, r.Candidates)
+			}
 			return nil
 		},
 	}
@@ -89,4 +103,32 @@ func printFind(c *cli.Context, info node.FindInfo) {
 		fmt.Fprintf(w, "; %d rejected (bad or mismatching signed listing)", info.Rejected)
 	}
 	fmt.Fprintln(w)
+}
+
+// printExplain writes a routing decision as a table: every candidate, its
+// rank or why it was dropped.
+func printExplain(w io.Writer, capID, requested string, qos route.QoS, pol *route.Policy, cands []route.Decision) {
+	head := "routing " + capID
+	if requested != "" {
+		head += " (asked for " + requested + ", tombstoned)"
+	}
+	head += " with QoS " + string(qos)
+	if pol != nil {
+		head += ", policy " + pol.Match
+	}
+	fmt.Fprintln(w, head)
+	if len(cands) == 0 {
+		fmt.Fprintln(w, "  no candidates: no seller of it was found")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  RANK\tSELLER\tPRICE\tRATING\tLATENCY\tWHY")
+	for _, d := range cands {
+		rank := "-"
+		if d.Rank > 0 {
+			rank = fmt.Sprint(d.Rank)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.1f\t%.0f ms\t%s\n", rank, shortPeer(d.Peer.String()), escrow.FormatAmount(d.Price), d.Rating, d.LatencyMS, d.Reason)
+	}
+	tw.Flush()
 }

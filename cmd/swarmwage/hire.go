@@ -15,6 +15,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -45,7 +46,9 @@ failed (refunded).`,
 			&cli.StringFlag{Name: "max-price", Usage: "pay at most this many credits, e.g. 0.05 (default: no limit)"},
 			&cli.StringFlag{Name: "seller", Usage: "hire only this peer ID"},
 			&cli.DurationFlag{Name: "timeout", Value: market.DefaultHireTimeout, Usage: "give up (and refund) after this long"},
-			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability"},
+			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation"},
+			&cli.StringFlag{Name: "qos", Usage: "P0 fastest seller (this node's job history), P3 cheapest, P1 and P2 between (default: the policy's, else P2)"},
+			&cli.BoolFlag{Name: "explain", Usage: "show every seller considered and why it was chosen, ranked lower or dropped (JSON: candidates, policy)"},
 			jsonOutFlag(),
 		},
 		Action: runHire,
@@ -68,6 +71,9 @@ func runHire(c *cli.Context) error {
 		return apiUsage(err)
 	}
 	code := hireExitCode(info.Outcome)
+	if c.Bool("explain") && !c.Bool(jsonFlag) {
+		printExplain(c.App.ErrWriter, info.Capability, info.Requested, route.QoS(info.QoS), info.Policy, info.Candidates)
+	}
 	if c.Bool(jsonFlag) {
 		if err := printJSON(c, info); err != nil {
 			return err
@@ -117,7 +123,14 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 			return node.HireRequest{}, usageErr(err)
 		}
 	}
-	req := node.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm")}
+	req := node.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm"), Explain: c.Bool("explain")}
+	if q := c.String("qos"); q != "" {
+		parsed, err := route.ParseQoS(q)
+		if err != nil {
+			return req, usageErrf("--qos: %v", err)
+		}
+		req.QoS = string(parsed)
+	}
 	if req.Seller != "" {
 		if _, err := peer.Decode(req.Seller); err != nil {
 			return req, usageErrf("--seller %q is not a peer ID: %v", req.Seller, err)

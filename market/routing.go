@@ -1,0 +1,187 @@
+package market
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/market/route"
+)
+
+// Routing: a hire is routed by capability (package route). This file feeds
+// route its candidates and keeps what it learns: each seller's job
+// durations per capability, as an exponentially weighted average in Badger.
+
+// ErrPolicyHold: a [[policy]] requires confirmation for the capability and
+// the hire was not confirmed. Nothing was locked.
+var ErrPolicyHold = errors.New("policy requires confirmation")
+
+// latencyVersion is the schema version of stored latency history.
+const latencyVersion = 1
+
+type storedLatency struct {
+	V      int     `json:"v"`
+	EWMAMS float64 `json:"ewma_ms"`
+	Jobs   int     `json:"jobs"`
+}
+
+// latencies is the latency history, read through a memory cache.
+type latencies struct {
+	db *badger.DB
+	mu sync.Mutex
+	m  map[string]storedLatency
+}
+
+func (l *latencies) get(seller peer.ID, capID string) (storedLatency, bool) {
+	k := string(latencyKey(seller, capID))
+	l.mu.Lock()
+	v, ok := l.m[k]
+	l.mu.Unlock()
+	if ok {
+		return v, v.Jobs > 0
+	}
+	err := l.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte(k))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(b []byte) error { return json.Unmarshal(b, &v) })
+	})
+	if err != nil || v.V != latencyVersion {
+		v = storedLatency{V: latencyVersion}
+	}
+	l.mu.Lock()
+	l.m[k] = v
+	l.mu.Unlock()
+	return v, v.Jobs > 0
+}
+
+// record folds one job's duration into seller's history for capID and
+// stores it.
+func (l *latencies) record(seller peer.ID, capID string, d time.Duration) error {
+	cur, _ := l.get(seller, capID)
+	cur.EWMAMS = route.UpdateEWMA(cur.EWMAMS, float64(d.Microseconds())/1000)
+	cur.Jobs++
+	l.mu.Lock()
+	l.m[string(latencyKey(seller, capID))] = cur
+	l.mu.Unlock()
+	val, err := json.Marshal(cur)
+	if err != nil {
+		return err
+	}
+	if err := l.db.Update(func(txn *badger.Txn) error { return txn.Set(latencyKey(seller, capID), val) }); err != nil {
+		return fmt.Errorf("store latency of %s for %s: %w", seller, capID, err)
+	}
+	return nil
+}
+
+// recordLatency stores a job's duration in the background: it is routing
+// data, not money, and the hire need not wait for its write.
+func (m *Market) recordLatency(seller peer.ID, capID string, d time.Duration) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.latency.record(seller, capID, d); err != nil {
+			m.log.Warn("record latency", "err", err)
+		}
+	}()
+}
+
+// routeCandidates turns sellers of capID into routing candidates.
+func (m *Market) routeCandidates(sellers []Seller) []route.Candidate {
+	out := make([]route.Candidate, 0, len(sellers))
+	for _, s := range sellers {
+		c := route.Candidate{
+			Peer: s.Peer.ID, Price: int64(s.Listing.Listing.Price),
+			RTTMS: float64(s.RTT.Microseconds()) / 1000,
+		}
+		c.Rating, _ = m.jobs.rating(s.Peer.ID)
+		if h, ok := m.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
+			c.LatencyMS, c.FromHistory = h.EWMAMS, true
+		}
+		out = append(out, c)
+	}
+	route.Estimate(out)
+	return out
+}
+
+// Routed is a routing decision: the policy that applied, the QoS class and
+// every candidate with why it was chosen, ranked or dropped.
+type Routed struct {
+	Capability string           `json:"capability"`
+	Requested  string           `json:"requested,omitempty"`
+	QoS        route.QoS        `json:"qos"`
+	Policy     *route.Policy    `json:"policy,omitempty"`
+	Candidates []route.Decision `json:"candidates"`
+}
+
+// ResolveCapability follows the WCP catalog's tombstones from capID to the
+// capability that serves it now (capID itself without a catalog or a
+// tombstone).
+func (m *Market) ResolveCapability(capID string) (string, error) { return m.resolveCapability(capID) }
+
+// Tombstone returns capID's catalog entry if the WCP catalog tombstoned it.
+func (m *Market) Tombstone(capID string) (route.CatalogEntry, bool) {
+	e, ok := m.cfg.catalog.Lookup(capID)
+	return e, ok && e.Tombstoned()
+}
+
+// resolveCapability follows the WCP catalog's tombstones.
+func (m *Market) resolveCapability(capID string) (string, error) {
+	if m.cfg.catalog == nil {
+		return capID, nil
+	}
+	got, chain, err := m.cfg.catalog.Resolve(capID)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	if got != capID {
+		m.log.Debug("tombstoned capability routed to its successor", "requested", capID, "chain", chain)
+	}
+	return got, nil
+}
+
+// Explain routes a search of capID as a hire would, without hiring: the
+// answer to "why this seller" and "why nobody".
+func (m *Market) Explain(ctx context.Context, capID string, qos route.QoS, maxPrice int64) (Routed, error) {
+	resolved, err := m.resolveCapability(capID)
+	if err != nil {
+		return Routed{}, err
+	}
+	res, err := m.findCached(ctx, resolved)
+	if err != nil {
+		return Routed{}, err
+	}
+	var sellers []Seller
+	for _, s := range res.Sellers {
+		if s.Listing.Listing.Capability == resolved {
+			sellers = append(sellers, s)
+		}
+	}
+	return m.route(resolved, capID, qos, maxPrice, sellers, true), nil
+}
+
+// route ranks sellers of capID for a hire.
+func (m *Market) route(capID, requested string, qos route.QoS, maxPrice int64, sellers []Seller, explain bool) Routed {
+	pol := m.cfg.policies.For(capID)
+	if qos == "" && pol != nil && pol.QoS != "" {
+		qos = pol.QoS
+	}
+	if qos == "" {
+		qos = route.DefaultQoS
+	}
+	r := Routed{Capability: capID, QoS: qos, Policy: pol}
+	if requested != capID {
+		r.Requested = requested
+	}
+	r.Candidates = route.Rank(m.routeCandidates(sellers), route.Request{
+		Capability: capID, QoS: qos, MaxPrice: maxPrice, Policy: pol, Explain: explain,
+	})
+	return r
+}
