@@ -154,7 +154,7 @@ func (p *pair) lockWith(t *testing.T, jobID string, caps ...escrow.SpendCap) {
 	t.Helper()
 	l, err := p.buyer.e.Lock(context.Background(), p.capped(jobID, testPrice, caps...))
 	require.NoError(t, err)
-	require.NoError(t, p.seller.e.AcceptLock(context.Background(), l))
+	require.NoError(t, acceptLock(p.seller.e, context.Background(), l))
 }
 
 // Locks before the period's start do not count: the day cap starts afresh
