@@ -24,6 +24,9 @@ type LockParams struct {
 	// Input is the job's input. The lock commits to its sha256, and it is
 	// stored with the lock, so a restarted buyer can verify the output.
 	Input []byte
+	// SpendCaps are checked and counted in the lock's transaction
+	// (spendcap.go).
+	SpendCaps []SpendCap
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -37,7 +40,8 @@ func NewJobID() string {
 // the job as locked on the buyer side and returns the signed lock to send to
 // the seller. Locking the same job ID again with the same terms returns the
 // stored lock and holds nothing more; other terms fail with ErrJobIDReused.
-// Too little available fails with ErrInsufficientFunds.
+// Too little available fails with ErrInsufficientFunds, a lock past one of
+// p.SpendCaps with a *SpendCapError (ErrSpendCap).
 func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
@@ -66,6 +70,9 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 			return nil
 		}
 		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := lockSpend(txn, p.SpendCaps, l.JobID, l.Amount, now); err != nil {
 			return err
 		}
 		b, err := loadBalance(txn)

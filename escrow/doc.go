@@ -66,10 +66,21 @@
 // messages change nothing and wrap ErrForged, ErrUnknownJob,
 // ErrWrongAmount, ErrJobIDReused, ErrBadState or ErrInvalidMessage.
 //
+// Spend caps (spendcap.go): a Lock may carry SpendCaps; its transaction
+// refuses it (*SpendCapError, ErrSpendCap) when the buyer locks of the
+// cap's scope created since the cap's start and not refunded, plus this
+// one, would pass the limit. Changes run one after the other, so
+// concurrent locks cannot together pass a cap; a refund frees its share.
+// Spent sums a scope from an index, reading only the period's records.
+//
 // Storage (keys.go): escrow/job/<role>/<base32 id> (the record),
 // escrow/payload/<role>/<base32 id>/input|output (the job's bytes, stored
 // once, with the message committing to their hash),
-// escrow/due/<ms>/<role>/<base32 id> (timer index), escrow/schema,
+// escrow/due/<ms>/<role>/<base32 id> (timer index),
+// escrow/created/<ms>/<base32 id> (buyer records by creation time, written
+// with the record; built at open for stores older than it),
+// escrow/scope/<base32 scope>/<ms>/<base32 id> (buyer locks by spend
+// scope), escrow/schema,
 // acct/balance, acct/deposit/<ns>/<nonce>, receipt/<base32 id>/<role>/<kind>
 // (signed lock, delivery, settle). Values are versioned JSON ({"v":1,...}).
 package escrow

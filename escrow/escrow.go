@@ -94,6 +94,10 @@ func New(db *badger.DB, key crypto.PrivKey, opts ...Option) (*Escrow, error) {
 		cancel()
 		return nil, fmt.Errorf("new escrow: %w", err)
 	}
+	if err := e.indexCreated(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("new escrow: %w", err)
+	}
 	return e, nil
 }
 

@@ -178,3 +178,80 @@ const (
 func payloadKey(role Role, jobID, kind string) []byte {
 	return []byte(payloadPrefix + string(role) + "/" + encodeKeyPart(jobID) + "/" + kind)
 }
+
+// Spend indexes (spendcap.go): which buyer locks count against a spend
+// cap, found by a seek to the start of the period instead of a scan of
+// every record.
+const (
+	createdPrefix = escrowPrefix + "created/"
+	scopePrefix   = escrowPrefix + "scope/"
+)
+
+// createdKey is "escrow/created/<8-byte big-endian unix ms>/<base32 job ID>":
+// the buyer records in the order they were created. Lock writes it in the
+// transaction that creates the record; stores older than the index get it
+// at open (indexCreated).
+func createdKey(at time.Time, jobID string) []byte {
+	k := make([]byte, 0, len(createdPrefix)+8+1+MaxJobIDLen*2)
+	k = append(k, createdPrefix...)
+	k = appendMillis(k, at)
+	k = append(k, '/')
+	return append(k, encodeKeyPart(jobID)...)
+}
+
+// parseCreatedKey reverses createdKey.
+func parseCreatedKey(k []byte) (time.Time, string, error) {
+	return parseTimeID(k, createdPrefix)
+}
+
+// scopeKeyPrefix is "escrow/scope/<base32 scope>/": the locks made under
+// one spend scope (an MCP session).
+func scopeKeyPrefix(scope string) []byte {
+	return []byte(scopePrefix + encodeKeyPart(scope) + "/")
+}
+
+// scopeKey is "escrow/scope/<base32 scope>/<8-byte big-endian unix
+// ms>/<base32 job ID>": a buyer lock made under a spend scope, in time
+// order within the scope. Lock writes it with the record.
+func scopeKey(scope string, at time.Time, jobID string) []byte {
+	k := scopeKeyPrefix(scope)
+	k = appendMillis(k, at)
+	k = append(k, '/')
+	return append(k, encodeKeyPart(jobID)...)
+}
+
+// parseScopeKey reverses scopeKey.
+func parseScopeKey(k []byte) (scope string, at time.Time, jobID string, err error) {
+	rest, ok := strings.CutPrefix(string(k), scopePrefix)
+	if !ok {
+		return "", time.Time{}, "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	enc, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return "", time.Time{}, "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	if scope, err = decodeKeyPart(enc); err != nil {
+		return "", time.Time{}, "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	at, jobID, err = parseTimeID(k, string(scopeKeyPrefix(scope)))
+	return scope, at, jobID, err
+}
+
+// appendMillis appends t as 8-byte big-endian unix milliseconds (0 for
+// times before 1970), so byte order is time order.
+func appendMillis(k []byte, t time.Time) []byte {
+	return binary.BigEndian.AppendUint64(k, uint64(max(t.UnixMilli(), 0)))
+}
+
+// parseTimeID reads "<prefix><8-byte ms>/<base32 job ID>".
+func parseTimeID(k []byte, prefix string) (time.Time, string, error) {
+	if len(k) < len(prefix)+10 || string(k[:len(prefix)]) != prefix || k[len(prefix)+8] != '/' {
+		return time.Time{}, "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	ms := binary.BigEndian.Uint64(k[len(prefix):])
+	id, err := decodeKeyPart(string(k[len(prefix)+9:]))
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	return time.UnixMilli(int64(ms)).UTC(), id, nil
+}

@@ -72,6 +72,13 @@ type HireRequest struct {
 	QoS route.QoS
 	// Explain keeps the reason of every candidate in the result.
 	Explain bool
+	// RequireConfirm makes Confirm the only allowance for risk tier 3: the
+	// node's allow_risk_tier_3 does not apply (MCP sets it, so only its own
+	// allowance counts).
+	RequireConfirm bool
+	// SpendCaps are checked by the escrow lock, atomically with the hold
+	// (escrow.SpendCap).
+	SpendCaps []escrow.SpendCap
 	// Progress, when set, is called with every event of the job.
 	Progress func(Event)
 
@@ -268,7 +275,7 @@ func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Sell
 }
 
 func (m *Market) checkRisk(s Seller, req HireRequest) error {
-	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !m.cfg.allowRisk3 {
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && (req.RequireConfirm || !m.cfg.allowRisk3) {
 		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm, or set allow_risk_tier_3 = true under [market] in config.toml", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
 	}
 	return nil
@@ -311,6 +318,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	lock, err := m.escrow.Lock(ctx, escrow.LockParams{
 		QuoteID: q.Quote.QuoteID, Capability: req.Capability, Seller: s.Peer.ID,
 		Amount: int64(q.Quote.Price), Deadline: deadline, Window: q.Quote.Window(), Input: req.Input,
+		SpendCaps: req.SpendCaps,
 	})
 	if err != nil {
 		if errors.Is(err, escrow.ErrInsufficientFunds) {

@@ -39,16 +39,25 @@
 // A hire whose max_price passes a cap is refused before anything is sent,
 // with a message naming the cap. A hire without max_price is sent with the
 // tightest cap left as its maximum price, so the daemon never pays more.
-// The per-session figure is what this process's finished hires cost plus
-// the maximum price of hires in flight. The per-day figure is counted from
-// the daemon's escrow records, not from a ledger of ours: the buyer
-// records created since local midnight whose escrow was not refunded (so
-// it survives restarts of 'swarmwage mcp', and it also counts hires made
-// with the CLI: it caps the node's spend, not only the agent's). Hires in
-// flight are added to it. Two MCP servers on one repo each see the
-// other's finished hires, but not its hires in flight.
+//
+// The per-session and per-day caps are enforced by the daemon, atomically
+// with the escrow lock, so they hold across any number of concurrent
+// hires and of 'swarmwage mcp' processes on one daemon: each hire request
+// carries them as spend caps (node.SpendCap), and the lock's own
+// transaction checks that what was locked under the cap since its start
+// and not refunded, plus this hire, is within the limit (escrow.SpendCap).
+// Another hire that got there first makes the daemon refuse with outcome
+// "spend_cap", which this server turns into the same message as its own
+// check. The per-session figure is what this server's hires locked and
+// were not refunded (its session is a random scope in the daemon's escrow,
+// from the server's start). The per-day figure is what the node locked for
+// hires since local midnight and was not refunded, read from the daemon's
+// created-at index of escrow records: it survives restarts of 'swarmwage
+// mcp', and it also counts hires made with the CLI (it caps the node's
+// spend, not only the agent's).
 //
 // Risk tier 3 capabilities (skills that need dangerous permissions) are
-// refused unless allow_risk_tier_3 is set: the server asks the daemon to
-// hire without the confirmation such a capability needs.
+// refused unless allow_risk_tier_3 is set here: the hire request asks the
+// daemon to ignore its own [market] allow_risk_tier_3, so only this
+// server's allowance counts.
 package mcp

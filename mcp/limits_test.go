@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/node"
 )
 
 func TestParseLimits(t *testing.T) {
@@ -87,9 +88,7 @@ func FuzzParseLimitsNoPanic(f *testing.F) {
 	})
 }
 
-func newGuard(l Limits) *guard {
-	return &guard{limits: l, repoDir: "/repo", now: time.Now}
-}
+func testGuard(l Limits) *guard { return newGuard(l, "/repo", time.Now) }
 
 func TestGuardPlan(t *testing.T) {
 	const c = 10_000 // 0.01 credits
@@ -120,15 +119,13 @@ func TestGuardPlan(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newGuard(tc.limits)
-			g.spent = tc.spent
-			gr, err := g.reserve(tc.asked, tc.today)
+			g := testGuard(tc.limits)
+			gr, err := g.plan(tc.asked, usage{session: tc.spent, day: tc.today})
 			if tc.wantErr != nil {
 				require.ErrorIs(t, err, ErrCapExceeded)
 				for _, w := range tc.wantErr {
 					require.ErrorContains(t, err, w)
 				}
-				require.Zero(t, g.pending, "a refusal reserves nothing")
 				return
 			}
 			require.NoError(t, err)
@@ -138,24 +135,39 @@ func TestGuardPlan(t *testing.T) {
 	}
 }
 
-func TestGuardReservesWhileHiring(t *testing.T) {
+// The caps a hire carries to the daemon: the session's scope always (so
+// its spend can be read back), with its limit, and the day cap from local
+// midnight when set.
+func TestGuardSpendCaps(t *testing.T) {
 	const c = 10_000
-	g := newGuard(Limits{MaxPerSession: 10 * c})
-	first, err := g.reserve(6*c, 0)
-	require.NoError(t, err)
-	// A second hire while the first runs sees the first's maximum price.
-	_, err = g.reserve(6*c, 0)
-	require.True(t, errors.Is(err, ErrCapExceeded), "%v", err)
-	second, err := g.reserve(4*c, 0)
-	require.NoError(t, err)
+	g := testGuard(Limits{})
+	caps := g.spendCaps()
+	require.Len(t, caps, 1)
+	require.Equal(t, capPerSession, caps[0].Name)
+	require.True(t, strings.HasPrefix(caps[0].Scope, sessionScopePrefix))
+	require.Equal(t, "0", caps[0].Limit, "no session cap: the scope only tags the hire")
+	require.Equal(t, g.start, caps[0].Since)
+	require.NotEqual(t, caps[0].Scope, testGuard(Limits{}).session, "every server is its own session")
 
-	g.settle(first, 0) // refunded
-	g.settle(second, 4*c)
-	require.Equal(t, int64(4*c), g.sessionSpent())
-	require.Zero(t, g.pending)
-	gr, err := g.reserve(0, 0)
-	require.NoError(t, err)
-	require.Equal(t, int64(6*c), gr.maxPrice)
+	g = testGuard(Limits{MaxPerSession: 8 * c, MaxPerDay: 50 * c})
+	caps = g.spendCaps()
+	require.Len(t, caps, 2)
+	require.Equal(t, "0.08", caps[0].Limit)
+	require.Equal(t, node.SpendCap{Name: capPerDay, Since: g.dayStart(), Limit: "0.5"}, caps[1])
+}
+
+// A refusal by the daemon's escrow (another hire took what was left) reads
+// like the guard's own.
+func TestGuardFromDaemon(t *testing.T) {
+	g := testGuard(Limits{MaxPerDay: 100_000})
+	ce := g.fromDaemon(&node.SpendCapRefusal{Name: capPerDay, Limit: "0.1", Used: "0.08", Left: "0.02", Amount: "0.05"})
+	require.ErrorIs(t, ce, ErrCapExceeded)
+	require.Equal(t, capPerDay, ce.Cap)
+	require.Equal(t, int64(20_000), ce.Left)
+	require.ErrorContains(t, ce, "only 0.02 of the per-day cap of 0.1 credits is left")
+	require.ErrorContains(t, ce, "--max-per-day")
+	ce = g.fromDaemon(&node.SpendCapRefusal{Name: capPerSession, Limit: "0.1", Used: "0.1", Left: "0", Amount: "0.05"})
+	require.ErrorContains(t, ce, "per-session cap of 0.1 credits is used up")
 }
 
 func TestGuardDayStartIsLocalMidnight(t *testing.T) {

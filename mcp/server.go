@@ -94,7 +94,7 @@ func New(repoDir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{
 		repoDir: repoDir,
-		guard:   &guard{limits: cfg.limits, repoDir: repoDir, now: cfg.now},
+		guard:   newGuard(cfg.limits, repoDir, cfg.now),
 		log:     cfg.logger,
 	}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "swarmwage agent market", Version: cfg.version},

@@ -270,7 +270,7 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 	if err != nil {
 		return nil, findOut{}, s.daemonErr(err)
 	}
-	spentToday, err := s.spentToday(ctx, cl)
+	u, err := s.guard.usage(ctx, cl)
 	if err != nil {
 		return nil, findOut{}, s.daemonErr(err)
 	}
@@ -292,7 +292,7 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 			doc.WithinLimits, doc.LimitNote = false, "unreadable price"
 		default:
 			var ce *CapError
-			if err := s.guard.allows(price, spentToday); errors.As(err, &ce) {
+			if err := s.guard.allows(price, u); errors.As(err, &ce) {
 				doc.WithinLimits, doc.LimitNote = false, ce.short()
 			}
 		}
@@ -302,35 +302,30 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 	return nil, out, nil
 }
 
-// spentToday asks the daemon what the node spent today, when a per-day cap
-// needs it; 0 otherwise.
-func (s *Server) spentToday(ctx context.Context, cl *node.Client) (int64, error) {
-	if !s.guard.needsDay() {
-		return 0, nil
-	}
-	return daySpent(ctx, cl, s.guard.dayStart())
-}
-
-// spending describes the caps; spentToday < 0 means unknown.
-func (s *Server) spending(spentToday int64) spendingDoc {
+// spending describes the caps and what counts against them; u nil means
+// unknown (the daemon did not answer).
+func (s *Server) spending(u *usage) spendingDoc {
 	l := s.guard.limits
-	session := s.guard.sessionSpent()
-	doc := spendingDoc{AllowRiskTier3: l.AllowRiskTier3, SpentSession: escrow.FormatAmount(session)}
+	doc := spendingDoc{AllowRiskTier3: l.AllowRiskTier3}
 	if l.MaxPerHire > 0 {
 		doc.MaxPerHire = escrow.FormatAmount(l.MaxPerHire)
 	}
 	if l.MaxPerSession > 0 {
 		doc.MaxPerSession = escrow.FormatAmount(l.MaxPerSession)
-		doc.LeftSession = escrow.FormatAmount(max(0, l.MaxPerSession-session))
-	}
-	if spentToday >= 0 {
-		doc.SpentToday = escrow.FormatAmount(spentToday)
 	}
 	if l.MaxPerDay > 0 {
 		doc.MaxPerDay = escrow.FormatAmount(l.MaxPerDay)
-		if spentToday >= 0 {
-			doc.LeftToday = escrow.FormatAmount(max(0, l.MaxPerDay-spentToday))
-		}
+	}
+	if u == nil {
+		return doc
+	}
+	doc.SpentSession = escrow.FormatAmount(u.session)
+	if l.MaxPerSession > 0 {
+		doc.LeftSession = escrow.FormatAmount(max(0, l.MaxPerSession-u.session))
+	}
+	doc.SpentToday = escrow.FormatAmount(u.day)
+	if l.MaxPerDay > 0 {
+		doc.LeftToday = escrow.FormatAmount(max(0, l.MaxPerDay-u.day))
 	}
 	return doc
 }
@@ -419,43 +414,41 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 	if err != nil {
 		return nil, hireOut{}, err
 	}
-	spentToday, err := s.spentToday(ctx, cl)
+	u, err := s.guard.usage(ctx, cl)
 	if err != nil {
 		return nil, hireOut{}, s.daemonErr(err)
 	}
-	gr, err := s.guard.reserve(args.maxPrice, spentToday)
+	gr, err := s.guard.plan(args.maxPrice, u)
 	if err != nil {
 		return nil, hireOut{}, err
 	}
+	// Only this server's own allowance lets a risk tier 3 hire through,
+	// and the daemon's escrow enforces the session and day caps atomically
+	// with the lock, whatever other clients hire at the same time.
 	hreq := node.HireRequest{
 		Capability: in.Capability, Input: args.input, Seller: in.Seller,
-		Timeout: args.timeout.String(), Confirm: s.guard.limits.AllowRiskTier3,
+		Timeout: args.timeout.String(), Confirm: s.guard.limits.AllowRiskTier3, RequireConfirm: true,
+		SpendCaps: s.guard.spendCaps(),
 	}
 	if gr.maxPrice > 0 {
 		hreq.MaxPrice = escrow.FormatAmount(gr.maxPrice)
 	}
 	info, err := cl.Hire(ctx, hreq, s.progress(ctx, req, in.Capability, gr.maxPrice))
 	if err != nil {
-		var ae *node.APIError
-		if errors.Is(err, node.ErrNoDaemon) || errors.As(err, &ae) {
-			s.guard.settle(gr, 0) // the daemon never started the hire
-		} else {
-			// The stream broke mid-hire: what it cost is unknown, so count
-			// the most it could have cost.
-			s.guard.settle(gr, gr.maxPrice)
-		}
 		return nil, hireOut{}, s.daemonErr(err)
 	}
 	charged := chargedBy(info)
-	s.guard.settle(gr, charged)
 	out := hireResult(info, charged)
-	if today, err := s.spentToday(ctx, cl); err == nil && s.guard.needsDay() {
-		out.Spending = s.spending(today)
+	if u, err := s.guard.usage(ctx, cl); err == nil {
+		out.Spending = s.spending(&u)
 	} else {
-		out.Spending = s.spending(-1)
+		out.Spending = s.spending(nil)
 	}
 	if info.Outcome == node.OutcomeReleased || info.Outcome == node.OutcomeDelivered {
 		return nil, out, nil
+	}
+	if info.Outcome == node.OutcomeSpendCap && info.SpendCap != nil {
+		return errResult(s.guard.fromDaemon(info.SpendCap).Error()+" Nothing was charged.", out), out, nil
 	}
 	return errResult(s.hireFailure(info, args, gr), out), out, nil
 }
@@ -534,7 +527,7 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 			info.JobID, strings.Join(failed, "; "))
 	case node.OutcomeNeedsConfirm:
 		return fmt.Sprintf("Refused: %s. This MCP server does not let agents hire risk tier 3 capabilities (they need dangerous permissions). Nothing was charged. The node's owner can allow it: %s.",
-			strings.TrimSuffix(strings.TrimPrefix(info.Error, market.ErrNeedsConfirm.Error()+": "), "; hire again with --confirm"),
+			riskReason(info.Error),
 			s.guard.riskHint())
 	default:
 		msg := "The hire failed: " + info.Error + "."
@@ -543,6 +536,17 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 		}
 		return msg
 	}
+}
+
+// riskReason is the market's risk tier 3 refusal without its prefix and
+// its advice for the CLI (--confirm, the daemon's config), which does not
+// apply to an agent: only this server's allowance counts.
+func riskReason(msg string) string {
+	msg = strings.TrimPrefix(msg, market.ErrNeedsConfirm.Error()+": ")
+	if i := strings.Index(msg, "; hire again"); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
 }
 
 // progress turns the hire's events into MCP progress notifications when
@@ -707,14 +711,14 @@ func (s *Server) wallet(ctx context.Context, _ *sdk.CallToolRequest, _ walletIn)
 	if err != nil {
 		return nil, walletOut{}, s.daemonErr(err)
 	}
-	today, err := daySpent(ctx, cl, s.guard.dayStart())
+	u, err := s.guard.usage(ctx, cl)
 	if err != nil {
 		return nil, walletOut{}, s.daemonErr(err)
 	}
 	return nil, walletOut{
 		Available: escrow.FormatAmount(b.Available), Held: escrow.FormatAmount(b.Held), Paid: escrow.FormatAmount(b.Paid),
 		Deposited: escrow.FormatAmount(b.Deposited), Earned: escrow.FormatAmount(b.Earned),
-		Spending: s.spending(today),
+		Spending: s.spending(&u),
 	}, nil
 }
 

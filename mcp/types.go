@@ -108,8 +108,8 @@ type spendingDoc struct {
 	MaxPerSession  string `json:"max_per_session,omitempty" jsonschema:"per-session cap in credits"`
 	MaxPerDay      string `json:"max_per_day,omitempty" jsonschema:"per-day cap in credits (local calendar day)"`
 	AllowRiskTier3 bool   `json:"allow_risk_tier_3"`
-	SpentSession   string `json:"spent_session" jsonschema:"spent by this MCP session"`
-	SpentToday     string `json:"spent_today,omitempty" jsonschema:"spent by the node today (shown when the daemon answered)"`
+	SpentSession   string `json:"spent_session" jsonschema:"locked by this MCP session's hires and not refunded (shown when the daemon answered)"`
+	SpentToday     string `json:"spent_today,omitempty" jsonschema:"locked by the node's hires since local midnight and not refunded (shown when the daemon answered)"`
 	LeftSession    string `json:"left_session,omitempty"`
 	LeftToday      string `json:"left_today,omitempty"`
 }

@@ -321,7 +321,8 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, market.ErrBadRating), errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount):
+	case errors.Is(err, market.ErrBadRating), errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount),
+		errors.Is(err, escrow.ErrInvalidMessage):
 		return http.StatusBadRequest
 	default:
 		return http.StatusInternalServerError

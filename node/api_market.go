@@ -46,6 +46,51 @@ type HireRequest struct {
 	QoS string `json:"qos,omitempty"`
 	// Explain returns every candidate with why it was chosen or dropped.
 	Explain bool `json:"explain,omitempty"`
+	// RequireConfirm: a risk tier 3 capability is hired only with confirm
+	// set, whatever the node's [market] allow_risk_tier_3 (MCP sets it, so
+	// that only its own allowance counts).
+	RequireConfirm bool `json:"require_confirm,omitempty"`
+	// SpendCaps are limits the escrow lock checks atomically with the hold,
+	// so concurrent clients cannot together pass them.
+	SpendCaps []SpendCap `json:"spend_caps,omitempty"`
+}
+
+// maxSpendCaps caps the spend caps of one hire request.
+const maxSpendCaps = 8
+
+// SpendCap is a limit on what the node locks for hires: the locks of scope
+// created since since that were not refunded, plus this hire's, come to at
+// most limit (escrow.SpendCap).
+type SpendCap struct {
+	// Name names the cap in the refusal, e.g. "per-day".
+	Name string `json:"name"`
+	// Scope is empty for every hire of the node, else a name (an MCP
+	// session ID) that this hire is counted under.
+	Scope string `json:"scope,omitempty"`
+	// Since is the start of the period (RFC 3339); absent: all time.
+	Since time.Time `json:"since,omitzero"`
+	// Limit is in credits; "0" only tags the hire with the scope.
+	Limit string `json:"limit"`
+}
+
+// SpendCapRefusal says which spend cap refused a hire (outcome
+// "spend_cap"). Amounts are credits.
+type SpendCapRefusal struct {
+	Name   string    `json:"name"`
+	Scope  string    `json:"scope,omitempty"`
+	Since  time.Time `json:"since"`
+	Limit  string    `json:"limit"`
+	Used   string    `json:"used"`
+	Left   string    `json:"left"`
+	Amount string    `json:"amount"`
+}
+
+// SpentInfo is the answer of GET /v1/wallet/spent: what the node locked
+// for hires since since and did not get refunded (in scope, when given).
+type SpentInfo struct {
+	Scope string    `json:"scope,omitempty"`
+	Since time.Time `json:"since"`
+	Spent string    `json:"spent"`
 }
 
 // Hire outcomes, as the "outcome" field of a hire result names them.
@@ -57,6 +102,7 @@ const (
 	OutcomeJobFailed          = "job_failed"
 	OutcomeVerificationFailed = "verification_failed"
 	OutcomeNeedsConfirm       = "needs_confirm"
+	OutcomeSpendCap           = "spend_cap"
 	OutcomeError              = "error"
 )
 
@@ -81,6 +127,8 @@ type HireInfo struct {
 	Policy *route.Policy `json:"policy,omitempty"`
 	// Candidates are every seller considered, with why (hire --explain).
 	Candidates []route.Decision `json:"candidates,omitempty"`
+	// SpendCap says which cap refused the hire, for outcome "spend_cap".
+	SpendCap *SpendCapRefusal `json:"spend_cap,omitempty"`
 }
 
 // VerificationDoc is the verification part of a hire result.
@@ -128,6 +176,7 @@ type EscrowsInfo struct {
 func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/wallet", a.handleBalance)
 	mux.HandleFunc("POST /v1/wallet/deposit", a.handleDeposit)
+	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
 	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
 	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)
@@ -173,6 +222,26 @@ func Deposit(ctx context.Context, esc *escrow.Escrow, network string, req Deposi
 		return escrow.Balance{}, err
 	}
 	return esc.Balance(ctx)
+}
+
+func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	info := SpentInfo{Scope: q.Get("scope")}
+	if s := q.Get("since"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, fmt.Sprintf("since %q: want an RFC 3339 time", s))
+			return
+		}
+		info.Since = t
+	}
+	spent, err := a.n.Escrow.Spent(r.Context(), info.Scope, info.Since)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	info.Spent = escrow.FormatAmount(spent)
+	apiJSON(w, info)
 }
 
 func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
@@ -293,13 +362,26 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 
 // market turns the API request into a market hire request.
 func (req HireRequest) market() (market.HireRequest, error) {
-	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm, Explain: req.Explain}
+	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm, RequireConfirm: req.RequireConfirm, Explain: req.Explain}
 	if req.QoS != "" {
 		q, err := route.ParseQoS(req.QoS)
 		if err != nil {
 			return out, fmt.Errorf("qos: %w", err)
 		}
 		out.QoS = q
+	}
+	if len(req.SpendCaps) > maxSpendCaps {
+		return out, fmt.Errorf("spend_caps: %d caps, at most %d", len(req.SpendCaps), maxSpendCaps)
+	}
+	for _, c := range req.SpendCaps {
+		if c.Name == "" {
+			return out, errors.New("spend cap without a name")
+		}
+		limit, err := escrow.ParseAmount(c.Limit)
+		if err != nil {
+			return out, fmt.Errorf("spend cap %q: limit %q: %v", c.Name, c.Limit, err)
+		}
+		out.SpendCaps = append(out.SpendCaps, escrow.SpendCap{Name: c.Name, Scope: c.Scope, Since: c.Since, Limit: limit})
 	}
 	if req.MaxPrice != "" {
 		p, err := escrow.ParseAmount(req.MaxPrice)
@@ -364,6 +446,13 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 	if err != nil {
 		info.Error = err.Error()
 	}
+	var ce *escrow.SpendCapError
+	if errors.As(err, &ce) {
+		info.SpendCap = &SpendCapRefusal{
+			Name: ce.Cap, Scope: ce.Scope, Since: ce.Since, Limit: escrow.FormatAmount(ce.Limit),
+			Used: escrow.FormatAmount(ce.Used), Left: escrow.FormatAmount(ce.Left), Amount: escrow.FormatAmount(ce.Amount),
+		}
+	}
 	return info
 }
 
@@ -377,6 +466,8 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeInvalidInput
 	case errors.Is(err, market.ErrNeedsConfirm), errors.Is(err, market.ErrPolicyHold):
 		return OutcomeNeedsConfirm
+	case errors.Is(err, escrow.ErrSpendCap):
+		return OutcomeSpendCap
 	case errors.Is(err, market.ErrNoSeller):
 		return OutcomeNoSeller
 	case errors.Is(err, market.ErrVerificationFailed):

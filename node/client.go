@@ -228,6 +228,28 @@ func (c *Client) Rate(ctx context.Context, jobID string, rating int) (market.Job
 	return out, c.do(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(jobID)+"/rate", RateRequest{Rating: rating}, &out)
 }
 
+// Spent returns what the node locked for hires since since and did not
+// get refunded: every hire when scope is "", else those made with a spend
+// cap of that scope.
+func (c *Client) Spent(ctx context.Context, scope string, since time.Time) (int64, error) {
+	q := url.Values{}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	if !since.IsZero() {
+		q.Set("since", since.Format(time.RFC3339Nano))
+	}
+	var out SpentInfo
+	if err := c.do(ctx, http.MethodGet, "/v1/wallet/spent?"+q.Encode(), nil, &out); err != nil {
+		return 0, err
+	}
+	v, err := escrow.ParseAmount(out.Spent)
+	if err != nil {
+		return 0, fmt.Errorf("daemon's spent figure %q: %w", out.Spent, err)
+	}
+	return v, nil
+}
+
 // Hire runs a hire on the daemon. progress, when set, sees the job's
 // events as they come. The result describes every outcome; the error is
 // for failures to talk to the daemon.
