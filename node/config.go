@@ -199,17 +199,30 @@ func checkAPIAddr(addr string) error {
 	return nil
 }
 
+// ConfigError is a config.toml that cannot be used: unreadable, not TOML,
+// an unknown key or a bad value. Commands report it as a usage error (exit
+// 2): the fix is in the file.
+type ConfigError struct {
+	Path string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.Path, e.Err) }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+var _ error = (*ConfigError)(nil)
+
 func loadConfig(path string) (Config, error) {
 	var c Config
 	md, err := toml.DecodeFile(path, &c)
 	if err != nil {
-		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+		return Config{}, &ConfigError{Path: path, Err: fmt.Errorf("read: %w", err)}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return Config{}, fmt.Errorf("read config %s: unknown key %q", path, und[0].String())
+		return Config{}, &ConfigError{Path: path, Err: fmt.Errorf("unknown key %q", und[0].String())}
 	}
 	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, &ConfigError{Path: path, Err: err}
 	}
 	return c, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -140,6 +141,41 @@ type capsShowResult struct {
 	// Sellers are the sellers a running daemon finds for a capability
 	// outside the taxonomy, with what their SkillCards require.
 	Sellers []node.SellerInfo `json:"sellers,omitempty"`
+	// Tombstone is the WCP catalog's entry ([wcp] catalog) when the ID is
+	// retired; hires of it are served by RoutesTo.
+	Tombstone *tombstoneDoc `json:"tombstone,omitempty"`
+}
+
+// tombstoneDoc is a retired capability ID's catalog entry.
+type tombstoneDoc struct {
+	route.CatalogEntry
+	RoutesTo string `json:"routes_to"`
+}
+
+// tombstoneOf looks capID up in the repo's WCP catalog, if the repo has
+// one; no repo or no catalog is no tombstone.
+func tombstoneOf(c *cli.Context, capID string) (*tombstoneDoc, error) {
+	dir, err := repoDir(c)
+	if err != nil {
+		return nil, nil
+	}
+	repo, err := node.Open(dir)
+	if err != nil || repo.Config.WCP.Catalog == "" {
+		return nil, nil
+	}
+	cat, err := node.LoadCatalog(dir, repo.Config.WCP.Catalog)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	e, ok := cat.Lookup(capID)
+	if !ok || !e.Tombstoned() {
+		return nil, nil
+	}
+	to, _, err := cat.Resolve(capID)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return &tombstoneDoc{CatalogEntry: e, RoutesTo: to}, nil
 }
 
 func capsShowAction(c *cli.Context) error {
@@ -165,11 +201,25 @@ func capsShowAction(c *cli.Context) error {
 			return err
 		}
 	}
+	if res.Tombstone, err = tombstoneOf(c, cp.ID); err != nil {
+		return err
+	}
 	if cp.Custom || res.InputSchema == nil {
 		res.Sellers = customSellers(c, cp.ID)
 	}
 	if c.Bool(jsonFlag) {
 		return printJSON(c, res)
+	}
+	if t := res.Tombstone; t != nil {
+		fmt.Fprintf(c.App.Writer, "tombstoned (%s) in the WCP catalog: superseded by %s; hires of it are served by %s", t.Status, t.SupersededBy, t.RoutesTo)
+		if t.DeprecatedCatalog != "" {
+			fmt.Fprintf(c.App.Writer, " (deprecated in catalog %s", t.DeprecatedCatalog)
+			if t.SunsetCatalog != "" {
+				fmt.Fprintf(c.App.Writer, ", sunset in %s", t.SunsetCatalog)
+			}
+			fmt.Fprint(c.App.Writer, ")")
+		}
+		fmt.Fprintln(c.App.Writer)
 	}
 	if err := renderCapsShow(c.App.Writer, res); err != nil {
 		return err

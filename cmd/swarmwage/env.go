@@ -20,7 +20,8 @@ func openRepo(c *cli.Context) (*node.Repo, error) {
 	}
 	repo, err := node.Open(dir)
 	var nr node.NoRepoError
-	if errors.As(err, &nr) {
+	var ce *node.ConfigError
+	if errors.As(err, &nr) || errors.As(err, &ce) {
 		return nil, usageErr(err)
 	}
 	return repo, err

@@ -111,7 +111,8 @@ func runDaemon(c *cli.Context) error {
 	defer cancel()
 	n, err := node.New(ctx, repo, opts)
 	if err != nil {
-		if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, dht.ErrNoNetwork) || strings.Contains(err.Error(), "config ") {
+		var ce *node.ConfigError
+		if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, dht.ErrNoNetwork) || errors.As(err, &ce) || strings.Contains(err.Error(), "config ") {
 			return usageErr(err)
 		}
 		return err
