@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/reputation"
 )
 
 // Seller is a seller found for a capability, with its verified listing.
@@ -17,6 +19,9 @@ type Seller struct {
 	Peer    peer.AddrInfo
 	Listing SignedListing
 	RTT     time.Duration
+	// Reputation is the score of a sample of the seller's receipts; nil if
+	// it could not be fetched.
+	Reputation *reputation.Summary
 }
 
 // FindResult is the answer to a search: verified sellers, cheapest first,
@@ -75,7 +80,7 @@ func (m *Market) checkSeller(ctx context.Context, c peer.AddrInfo, capID string)
 	defer cancel()
 	s, rtt, err := m.client.fetchListing(ctx, c, capID)
 	if err == nil {
-		return []Seller{{Peer: c, Listing: s, RTT: rtt}}, 0
+		return []Seller{{Peer: c, Listing: s, RTT: rtt, Reputation: m.reputationOf(ctx, c)}}, 0
 	}
 	var se *StatusError
 	if errors.As(err, &se) && se.Code == http.StatusNotFound {
@@ -87,8 +92,9 @@ func (m *Market) checkSeller(ctx context.Context, c peer.AddrInfo, capID string)
 			return nil, 0
 		}
 		out := make([]Seller, 0, len(list))
+		rep := m.reputationOf(ctx, c)
 		for _, l := range list {
-			out = append(out, Seller{Peer: c, Listing: l, RTT: rtt})
+			out = append(out, Seller{Peer: c, Listing: l, RTT: rtt, Reputation: rep})
 		}
 		return out, rejected
 	}

@@ -327,6 +327,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		return HireResult{}, fmt.Errorf("lock %s credits: %w", q.Quote.Price, err)
 	}
 	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked}
+	m.rememberCounterparty(s.Peer.ID)
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
 		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),

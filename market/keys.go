@@ -17,6 +17,8 @@ func listingKey(capID string) []byte { return []byte(listingPrefix + capID) }
 //	job/<role>/<base32 job id>          -> JobRecord (versioned JSON)
 //	rating/<seller peer id>/<base32 job id> -> rating (versioned JSON)
 //	route/latency/<seller peer id>/<capability> -> latency history (versioned JSON)
+//	trade/counterparty/<peer id>              -> this node traded with the peer
+//	trade/falserefund/<buyer peer id>/<job id> -> the buyer refunded output the verifier accepts
 //
 // Job IDs come from the network, so they are base32-encoded to stay inside
 // their namespace whatever bytes they hold. Peer IDs are base58 and contain
@@ -25,7 +27,18 @@ const (
 	jobPrefix     = "job/"
 	ratingPrefix  = "rating/"
 	latencyPrefix = "route/latency/"
+	tradePrefix   = "trade/"
 )
+
+func counterpartyKey(p peer.ID) []byte { return []byte(tradePrefix + "counterparty/" + p.String()) }
+
+func falseRefundPrefix(buyer peer.ID) []byte {
+	return []byte(tradePrefix + "falserefund/" + buyer.String() + "/")
+}
+
+func falseRefundKey(buyer peer.ID, jobID string) []byte {
+	return append(falseRefundPrefix(buyer), keyEncoding.EncodeToString([]byte(jobID))...)
+}
 
 // latencyKey holds this node's history of seller's job durations for
 // capID. Capability IDs are checked (letters, digits, '.', '-', '_') before

@@ -29,6 +29,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 	"github.com/swarmwage/swarmwage/dht"
@@ -80,6 +81,7 @@ type Market struct {
 	store    *Store
 	jobs     *jobs
 	latency  *latencies
+	reps     *reputations
 	handlers *handlers
 	http     *libp2phttp.Host
 	client   *agentClient
@@ -133,6 +135,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		store:      store,
 		jobs:       &jobs{db: db},
 		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
+		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
 		http:       hh,
 		client:     &agentClient{http: hh},

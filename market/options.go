@@ -52,6 +52,11 @@ type config struct {
 	now               func() time.Time
 	// tamper rewrites listings before they are served (tests only).
 	tamper func(*SignedListing)
+	// publishPayloads serves inputs and outputs with receipts.
+	publishPayloads bool
+	// refuseFalseRefunders refuses quotes to buyers shown to have refunded
+	// output the capability's verifier accepts.
+	refuseFalseRefunders bool
 	// policies and catalog route hires (package route).
 	policies route.Policies
 	catalog  *route.Catalog
@@ -178,4 +183,18 @@ func Policies(ps route.Policies) Option {
 // successor. Defaults to none.
 func Catalog(cat *route.Catalog) Option {
 	return func(c *config) error { c.catalog = cat; return nil }
+}
+
+// PublishPayloads makes GET /receipts serve each job's input and output
+// when asked (?payloads=1), not only their hashes. Defaults to off.
+func PublishPayloads() Option {
+	return func(c *config) error { c.publishPayloads = true; return nil }
+}
+
+// RefuseFalseRefunders makes the seller refuse quotes to a buyer once it
+// refunded delivered output that the capability's standard verifier
+// accepts (checked by the seller on its stored input and output). Defaults
+// to off: the false refund is only logged and kept as evidence.
+func RefuseFalseRefunders() Option {
+	return func(c *config) error { c.refuseFalseRefunders = true; return nil }
 }

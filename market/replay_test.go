@@ -36,8 +36,13 @@ func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
 	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: json.RawMessage(`{"a":1}`), Timeout: 20 * time.Second})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"a":1}`, string(res.Output))
-	before, err := seller.market.jobs.get(RoleSeller, res.JobID)
-	require.NoError(t, err)
+	// The seller writes "delivered" to its record just after sending the
+	// result: wait for it, so the comparison below sees only the replays.
+	var before JobRecord
+	require.Eventually(t, func() bool {
+		before, err = seller.market.jobs.get(RoleSeller, res.JobID)
+		return err == nil && before.Status == StatusDelivered
+	}, 5*time.Second, 10*time.Millisecond)
 
 	er, err := buyer.market.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
 	require.NoError(t, err)

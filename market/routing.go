@@ -102,6 +102,9 @@ func (m *Market) routeCandidates(sellers []Seller) []route.Candidate {
 			RTTMS: float64(s.RTT.Microseconds()) / 1000,
 		}
 		c.Rating, _ = m.jobs.rating(s.Peer.ID)
+		if s.Reputation != nil {
+			c.Reputation = s.Reputation.Score
+		}
 		if h, ok := m.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
 			c.LatencyMS, c.FromHistory = h.EWMAMS, true
 		}

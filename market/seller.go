@@ -160,6 +160,7 @@ func (s *seller) register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /jobs", s.handleJob)
 	mux.HandleFunc("GET /jobs/{id}", s.handleJobStatus)
 	mux.HandleFunc("POST /jobs/{id}/settle", s.handleSettle)
+	mux.HandleFunc("GET /receipts", s.handleReceipts)
 }
 
 // readBody reads at most limit bytes of the request body within
@@ -198,6 +199,11 @@ func newQuoteID() string {
 func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 	buyer, ok := buyerOf(w, r)
 	if !ok {
+		return
+	}
+	if job := s.m.falseRefunder(buyer); job != "" && s.m.cfg.refuseFalseRefunders {
+		s.m.log.Debug("quote refused: false refunder", "remote_peer", buyer, "job", job)
+		writeError(w, http.StatusForbidden, "this seller refuses buyers that refunded output the capability's verifier accepts (job "+job+")")
 		return
 	}
 	if !s.allowQuote(buyer) {
@@ -373,6 +379,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.UpdatedAt = rec.CreatedAt
 	s.m.jobs.putAsync(rec, s.m.logJobWrite)
+	s.m.rememberCounterparty(buyer)
 	s.runJob(w, r, o, lock, req.Input)
 }
 
@@ -615,5 +622,12 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
+	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed {
+		s.m.wg.Add(1)
+		go func() {
+			defer s.m.wg.Done()
+			s.m.checkRefund(s.m.ctx, st.JobID)
+		}()
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"job_id": st.JobID, "state": string(rec.State)})
 }

@@ -180,6 +180,7 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
 	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
 	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)
+	mux.HandleFunc("GET /v1/escrow/{id}/evidence", a.handleEscrowEvidence)
 	mux.HandleFunc("POST /v1/hire", a.handleHire)
 	mux.HandleFunc("GET /v1/jobs", a.handleJobs)
 	mux.HandleFunc("GET /v1/jobs/{id}", a.handleJob)
@@ -256,6 +257,15 @@ func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 		recs = []escrow.Record{}
 	}
 	apiJSON(w, EscrowsInfo{Escrows: recs})
+}
+
+func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
+	rc, err := a.n.Escrow.Evidence(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, rc)
 }
 
 func (a *apiServer) handleEscrowGet(w http.ResponseWriter, r *http.Request) {

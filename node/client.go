@@ -204,6 +204,13 @@ func (c *Client) EscrowGet(ctx context.Context, jobID string) (escrow.Record, er
 	return out, c.do(ctx, http.MethodGet, "/v1/escrow/"+url.PathEscape(jobID), nil, &out)
 }
 
+// Evidence is the receipt of a job this node sold with its input and
+// output, for a third party to check (swarmwage verify --evidence).
+func (c *Client) Evidence(ctx context.Context, jobID string) (escrow.Receipt, error) {
+	var out escrow.Receipt
+	return out, c.do(ctx, http.MethodGet, "/v1/escrow/"+url.PathEscape(jobID)+"/evidence", nil, &out)
+}
+
 // EscrowRefund refunds a delivered job before its verification window ends.
 func (c *Client) EscrowRefund(ctx context.Context, jobID, reason string) (escrow.Record, error) {
 	var out escrow.Record

@@ -81,6 +81,13 @@ type MarketConfig struct {
 	// capabilities (SkillCards that ask for explicit confirmation) without
 	// 'hire --confirm'. Default false.
 	AllowRiskTier3 bool `toml:"allow_risk_tier_3,omitempty"`
+	// PublishPayloads serves each sold job's input and output with its
+	// receipt (GET /receipts?payloads=1), not only their hashes. Default
+	// false.
+	PublishPayloads bool `toml:"publish_payloads,omitempty"`
+	// RefuseFalseRefunders refuses quotes to buyers that refunded output
+	// the capability's standard verifier accepts. Default false.
+	RefuseFalseRefunders bool `toml:"refuse_false_refunders,omitempty"`
 }
 
 // options turns the section into market options; unset keys keep the
@@ -105,6 +112,12 @@ func (m MarketConfig) options() ([]market.Option, error) {
 	}
 	if m.AllowRiskTier3 {
 		opts = append(opts, market.AllowRiskTier3())
+	}
+	if m.PublishPayloads {
+		opts = append(opts, market.PublishPayloads())
+	}
+	if m.RefuseFalseRefunders {
+		opts = append(opts, market.RefuseFalseRefunders())
 	}
 	if m.Concurrency < 0 || m.Queue < 0 {
 		return nil, errors.New("config market.concurrency and market.queue must not be negative")

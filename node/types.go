@@ -5,7 +5,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/reputation"
 )
 
 // The control API's documents. Field names are snake_case and stable: the
@@ -79,6 +81,36 @@ type SellerInfo struct {
 	// 'swarmwage rate'; Ratings is how many jobs it rated. 0 when none.
 	Rating  float64 `json:"rating"`
 	Ratings int     `json:"ratings"`
+	// Reputation is what a sample of the seller's signed receipts says
+	// (package reputation); absent when the seller serves none.
+	Reputation *ReputationInfo `json:"reputation,omitempty"`
+}
+
+// ReputationInfo is a seller's reputation as find shows it.
+type ReputationInfo struct {
+	Released int     `json:"released"`
+	Refunded int     `json:"refunded"`
+	Volume   string  `json:"volume"` // credits released
+	Buyers   int     `json:"buyers"`
+	Forged   int     `json:"forged"`
+	Checked  int     `json:"checked"` // receipts whose signatures and chain were verified
+	Self     int     `json:"self"`
+	Score    float64 `json:"score"` // 0..1, Sybil-weighted (see package reputation)
+	FirstAt  string  `json:"first_at,omitempty"`
+}
+
+func reputationInfo(s *reputation.Summary) *ReputationInfo {
+	if s == nil {
+		return nil
+	}
+	out := &ReputationInfo{
+		Released: s.Released, Refunded: s.Refunded, Volume: escrow.FormatAmount(s.Volume), Buyers: s.Buyers,
+		Forged: s.Forged, Checked: s.Checked, Self: s.Self, Score: float64(int(s.Score*1000+0.5)) / 1000,
+	}
+	if !s.FirstAt.IsZero() {
+		out.FirstAt = s.FirstAt.UTC().Format(time.RFC3339)
+	}
+	return out
 }
 
 // FindInfo is the answer of GET /v1/find and 'swarmwage find --json'.
@@ -128,6 +160,7 @@ func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo
 		})
 		last := &out.Sellers[len(out.Sellers)-1]
 		last.Rating, last.Ratings = rating(s.Peer.ID)
+		last.Reputation = reputationInfo(s.Reputation)
 	}
 	return out
 }

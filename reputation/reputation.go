@@ -79,7 +79,27 @@ type Known func(peer.ID) bool
 // not nil, says whether a receipt's money moved on its rail (the evm rail
 // checks the chain); nil counts every checked release as paid (credits).
 func Summarize(seller peer.ID, receipts []escrow.Receipt, known Known, paid func(escrow.Receipt) bool) Summary {
-	var s Summary
+	return summarize(seller, receipts, 0, known, paid)
+}
+
+// SummarizeWire is Summarize of receipts in wire form, as a seller served
+// them: one that does not even decode counts as forged.
+func SummarizeWire(seller peer.ID, raws [][]byte, known Known, paid func(escrow.Receipt) bool) Summary {
+	rs := make([]escrow.Receipt, 0, len(raws))
+	garbled := 0
+	for _, raw := range raws {
+		r, err := escrow.DecodeReceipt(raw)
+		if err != nil {
+			garbled++
+			continue
+		}
+		rs = append(rs, *r)
+	}
+	return summarize(seller, rs, garbled, known, paid)
+}
+
+func summarize(seller peer.ID, receipts []escrow.Receipt, garbled int, known Known, paid func(escrow.Receipt) bool) Summary {
+	s := Summary{Forged: garbled}
 	type tally struct{ released, refunded int }
 	perBuyer := map[peer.ID]*tally{}
 	seen := map[string]bool{}

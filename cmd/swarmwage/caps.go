@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
@@ -302,7 +303,8 @@ func verifyCommand() *cli.Command {
 		ArgsUsage: "CAP",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: inputFlag, Usage: "the job's input JSON file"},
-			&cli.StringFlag{Name: outputFlag, Usage: "the seller's output JSON file", Required: true},
+			&cli.StringFlag{Name: outputFlag, Usage: "the seller's output JSON file"},
+			&cli.StringFlag{Name: "evidence", Usage: "a job's evidence ('swarmwage escrow evidence JOB'): checks its signatures and hashes, then verifies its output against its input"},
 			&cli.StringFlag{Name: schemaFlag, Usage: "output JSON Schema file for custom capabilities"},
 			jsonOutFlag(),
 		},
@@ -311,6 +313,12 @@ func verifyCommand() *cli.Command {
 }
 
 func verifyAction(c *cli.Context) error {
+	if f := c.String("evidence"); f != "" {
+		return verifyEvidence(c, f)
+	}
+	if c.String(outputFlag) == "" {
+		return usageErrf("verify needs --output FILE (or --evidence FILE)")
+	}
 	if c.NArg() != 1 {
 		return usageErrf("verify needs exactly one capability ID, e.g. 'swarmwage verify --input in.json --output out.json text.summarize.short'")
 	}
@@ -411,4 +419,63 @@ func renderReport(w io.Writer, rep verify.Report) {
 		}
 		fmt.Fprintf(w, "  %s %s: %s\n", mark, ch.Name, ch.Detail)
 	}
+}
+
+// evidenceResult is what verify --evidence --json prints.
+type evidenceResult struct {
+	JobID      string        `json:"job_id"`
+	Capability string        `json:"capability"`
+	Buyer      string        `json:"buyer"`
+	Seller     string        `json:"seller"`
+	Decision   string        `json:"decision"`
+	Signatures bool          `json:"signatures"` // lock, delivery and settle signed by their parties, hashes match
+	Report     verify.Report `json:"verification"`
+	// RefundShownFalse: the buyer refunded output the capability's
+	// verifier accepts.
+	RefundShownFalse bool `json:"refund_shown_false"`
+}
+
+// verifyEvidence checks a job's evidence as a third party: every signature
+// and hash, then the capability's verification of the output on the
+// input. Exit 0: the output passes; 1: it fails; 2: the file is not
+// evidence (unreadable, forged, no payloads, no standard verifier).
+func verifyEvidence(c *cli.Context, file string) error {
+	data, err := readDoc(file, escrow.MaxReceiptSize+2*escrow.MaxPayloadSize)
+	if err != nil {
+		return usageErr(err)
+	}
+	rc, err := escrow.DecodeReceipt(data)
+	if err != nil {
+		return usageErrf("%s is not a receipt: %v", file, err)
+	}
+	if err := rc.Check(); err != nil {
+		return usageErrf("%s does not check out: %v", file, err)
+	}
+	if rc.Input == nil || rc.Output == nil || rc.Delivery == nil {
+		return usageErrf("%s has no input and output: evidence needs both ('swarmwage escrow evidence JOB' on the seller)", file)
+	}
+	rep, err := verify.Verify(c.Context, rc.Lock.Capability, rc.Input, rc.Output)
+	if err != nil {
+		return verifyErr(err)
+	}
+	res := evidenceResult{
+		JobID: rc.Lock.JobID, Capability: rc.Lock.Capability, Buyer: rc.Lock.Buyer.String(), Seller: rc.Lock.Seller.String(),
+		Decision: rc.Settle.Decision, Signatures: true, Report: rep,
+		RefundShownFalse: rep.Passed && rc.Settle.Decision == escrow.DecisionRefund,
+	}
+	if c.Bool(jsonFlag) {
+		if err := printJSON(c, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.App.Writer, "job %s (%s): signatures and hashes check out; the buyer decided %s\n", res.JobID, res.Capability, res.Decision)
+		renderReport(c.App.Writer, rep)
+		if res.RefundShownFalse {
+			fmt.Fprintln(c.App.Writer, "the buyer refunded output that the capability's verifier accepts")
+		}
+	}
+	if !rep.Passed {
+		return exitErr(exitFailure, fmt.Errorf("the output of job %s fails verification", res.JobID))
+	}
+	return nil
 }

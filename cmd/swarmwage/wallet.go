@@ -29,6 +29,7 @@ type wallet interface {
 	Balance(ctx context.Context) (escrow.Balance, error)
 	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
 	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
+	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
 	Close() error
 }
 
@@ -40,6 +41,7 @@ type walletAPI interface {
 	Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error)
 	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
 	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
+	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
 }
 
 // openWallet returns the daemon's wallet if one runs on the repo, else the
@@ -97,6 +99,10 @@ func (w *localWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Recor
 	return w.esc.Get(ctx, jobID)
 }
 
+func (w *localWallet) Evidence(ctx context.Context, jobID string) (escrow.Receipt, error) {
+	return w.esc.Evidence(ctx, jobID)
+}
+
 func (w *localWallet) Close() error { return errors.Join(w.esc.Close(), w.l.Close()) }
 
 // daemonWallet goes through the daemon's control API.
@@ -127,6 +133,10 @@ func (w *daemonWallet) EscrowList(ctx context.Context, f escrow.Filter) ([]escro
 
 func (w *daemonWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
 	return w.api.EscrowGet(ctx, jobID)
+}
+
+func (w *daemonWallet) Evidence(ctx context.Context, jobID string) (escrow.Receipt, error) {
+	return w.api.Evidence(ctx, jobID)
 }
 
 func (w *daemonWallet) Close() error { return nil }
@@ -257,6 +267,7 @@ func escrowCommand() *cli.Command {
 			escrowListCommand(),
 			escrowShowCommand(),
 			escrowRefundCommand(),
+			escrowEvidenceCommand(),
 		},
 	}
 }
@@ -412,6 +423,35 @@ func printEscrow(c *cli.Context, r escrow.Record) {
 	}
 	row("signed evidence", evidence+" (escrow show --json prints it)")
 	tw.Flush()
+}
+
+// escrowEvidenceCommand prints the dispute evidence of a job this node
+// sold: the signed lock, delivery and settle with the input and output.
+func escrowEvidenceCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "evidence",
+		Usage:     "print the signed receipt of a job this node sold, with its input and output: evidence anyone can check with 'swarmwage verify --evidence FILE'",
+		ArgsUsage: "JOB",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("escrow evidence needs exactly one job ID, as: escrow evidence JOB_ID > evidence.json")
+			}
+			id := c.Args().First()
+			return withWallet(c, func(w wallet) error {
+				rc, err := w.Evidence(c.Context, id)
+				if errors.Is(err, escrow.ErrNotFound) {
+					return exitErr(exitUsage, fmt.Errorf("no sold job %q on this node (see 'swarmwage escrow list --role seller')", id))
+				}
+				if errors.Is(err, escrow.ErrBadState) {
+					return exitErr(exitUsage, err)
+				}
+				if err != nil {
+					return err
+				}
+				return printJSON(c, rc)
+			})
+		},
+	}
 }
 
 // escrowRefundCommand refunds a bought job whose output was delivered but

@@ -16,6 +16,7 @@ type decisionJSON struct {
 	LatencyMS     float64 `json:"latency_ms"`
 	LatencySource string  `json:"latency_source"`
 	RTTMS         float64 `json:"rtt_ms"`
+	Reputation    float64 `json:"reputation"`
 	Chosen        bool    `json:"chosen"`
 	Rank          int     `json:"rank"`
 	Score         float64 `json:"score"`
@@ -31,7 +32,7 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(decisionJSON{
 		PeerID: d.Peer.String(), Price: credits(d.Price), Rating: d.Rating,
-		LatencyMS: round(d.LatencyMS), LatencySource: src, RTTMS: round(d.RTTMS),
+		LatencyMS: round(d.LatencyMS), LatencySource: src, RTTMS: round(d.RTTMS), Reputation: round(d.Reputation),
 		Chosen: d.Chosen, Rank: d.Rank, Score: round(d.Score), Reason: d.Reason,
 	})
 }
@@ -78,7 +79,7 @@ func (d *Decision) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("decode decision price: %w", err)
 	}
 	*d = Decision{
-		Candidate: Candidate{Peer: id, Price: price, Rating: j.Rating, LatencyMS: j.LatencyMS, FromHistory: j.LatencySource == "history", RTTMS: j.RTTMS},
+		Candidate: Candidate{Peer: id, Price: price, Rating: j.Rating, LatencyMS: j.LatencyMS, FromHistory: j.LatencySource == "history", RTTMS: j.RTTMS, Reputation: j.Reputation},
 		Chosen:    j.Chosen, Rank: j.Rank, Score: j.Score, Reason: j.Reason,
 	}
 	return nil

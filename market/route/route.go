@@ -73,6 +73,9 @@ type Candidate struct {
 	FromHistory bool
 	// RTTMS is the round-trip time of fetching its listing.
 	RTTMS float64
+	// Reputation is the 0..1 score of the seller's receipts (package
+	// reputation); it ranks after this node's own rating.
+	Reputation float64
 }
 
 // Decision is what routing made of one candidate.
@@ -101,7 +104,8 @@ type Request struct {
 // scaled to 0..1 across the eligible (cheapest 0, dearest 1; fastest 0,
 // slowest 1), and its score is w*latency + (1-w)*price with w = 1 for P0,
 // 2/3 for P1, 1/3 for P2 and 0 for P3. Lower scores win; ties go to the
-// better rated, then the cheaper, then the faster.
+// better rated by this node, then the better reputed (receipts), then the
+// cheaper, then the faster.
 func Rank(cands []Candidate, req Request) []Decision {
 	q := req.QoS
 	if _, ok := speedWeight[q]; !ok {
@@ -187,6 +191,9 @@ func better(a, b Decision) bool {
 	if a.Rating != b.Rating {
 		return a.Rating > b.Rating
 	}
+	if a.Reputation != b.Reputation {
+		return a.Reputation > b.Reputation
+	}
 	if a.Price != b.Price {
 		return a.Price < b.Price
 	}
@@ -198,6 +205,12 @@ func reason(ds []Decision, i int, q QoS) string {
 	d := ds[i]
 	lat := fmt.Sprintf("%.0f ms (%s)", d.LatencyMS, latencySource(d.Candidate))
 	what := fmt.Sprintf("price %s, latency %s, score %.2f under %s", credits(d.Price), lat, d.Score, q)
+	if d.Rating > 0 {
+		what += fmt.Sprintf(", rated %.1f", d.Rating)
+	}
+	if d.Reputation > 0 {
+		what += fmt.Sprintf(", reputation %.2f", d.Reputation)
+	}
 	if i == 0 {
 		return "chosen: best " + what
 	}
