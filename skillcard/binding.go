@@ -53,7 +53,42 @@ var (
 	ErrBindingOutputTooLarge = fmt.Errorf("%w: output too large", ErrBindingFailed)
 	// ErrBindingNotJSON is returned when a binding's output is not one JSON value.
 	ErrBindingNotJSON = fmt.Errorf("%w: output is not JSON", ErrBindingFailed)
+	// ErrBadInput is returned (as an *InputError) when a job input cannot be
+	// handed to a binding: not a JSON object, a placeholder without a value,
+	// a value holding a NUL byte. The fault is the input's, not the card's.
+	ErrBadInput = fmt.Errorf("%w: bad input", ErrBindingFailed)
+	// ErrOptionInjection is returned (as an *InputError) when an input value
+	// would make an argument of a cli binding start with '-', so that the
+	// program would read it as an option. The program is not run. It wraps
+	// ErrBadInput.
+	ErrOptionInjection = fmt.Errorf("%w: value would be read as an option", ErrBadInput)
 )
+
+// InputError is a job input a binding refuses before it runs anything. Its
+// Reason names the input field (the placeholder) and nothing of the
+// command, so a seller may pass it on to the buyer who sent the input.
+type InputError struct {
+	// Placeholder is the template placeholder, which is the input field's
+	// name, at fault; empty when the input as a whole is.
+	Placeholder string
+	// Reason says what is wrong, e.g. "the value of <n> starts with '-' and
+	// would be read as an option".
+	Reason string
+	option bool
+}
+
+var _ error = (*InputError)(nil)
+
+func (e *InputError) Error() string { return "bad input: " + e.Reason }
+
+// Unwrap makes an InputError match ErrOptionInjection (for a leading '-')
+// or ErrBadInput, and ErrBindingFailed.
+func (e *InputError) Unwrap() error {
+	if e.option {
+		return ErrOptionInjection
+	}
+	return ErrBadInput
+}
 
 // Binding is one entry of a card's bindings: how to run the skill.
 type Binding struct {
@@ -150,13 +185,17 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 	}
 	fields, err := decodeJSON(input)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the input is not JSON: %w", ErrBindingFailed, err)
+		return nil, &InputError{Reason: fmt.Sprintf("the input is not JSON: %v", err)}
 	}
 	obj, ok := fields.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: the input must be a JSON object, not %s", ErrBindingFailed, jsonType(fields))
+		return nil, &InputError{Reason: "the input must be a JSON object, not " + jsonType(fields)}
 	}
 	argv, err := tmpl.expand(obj)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return nil, ie
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
 	}
@@ -255,7 +294,7 @@ func (b Binding) runHTTP(ctx context.Context, input json.RawMessage, lim Limits)
 		return nil, fmt.Errorf("%w: url %w", ErrBindingFailed, err)
 	}
 	if !json.Valid(input) {
-		return nil, fmt.Errorf("%w: the input is not JSON", ErrBindingFailed)
+		return nil, &InputError{Reason: "the input is not JSON"}
 	}
 	method := b.Method
 	if method == "" {
