@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swarmwage/swarmwage/internal/proc"
 )
 
 // Binding types (spec, Bindings).
@@ -63,6 +65,30 @@ var (
 	// ErrBadInput.
 	ErrOptionInjection = fmt.Errorf("%w: value would be read as an option", ErrBadInput)
 )
+
+// ExitError is returned when a cli binding's program exits with a non-zero
+// status. It wraps ErrBindingFailed.
+type ExitError struct {
+	// Program is the program as the template names it.
+	Program string
+	// Code is its exit status, 1..255.
+	Code int
+	// Stderr is the start of what it wrote to stderr (at most 2 KiB).
+	Stderr string
+}
+
+var _ error = (*ExitError)(nil)
+
+func (e *ExitError) Error() string {
+	msg := fmt.Sprintf("%v: %s exited with status %d", ErrBindingFailed, e.Program, e.Code)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+// Unwrap makes an ExitError match ErrBindingFailed.
+func (e *ExitError) Unwrap() error { return ErrBindingFailed }
 
 // InputError is a job input a binding refuses before it runs anything. Its
 // Reason names the input field (the placeholder) and nothing of the
@@ -206,24 +232,27 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 
 	ctx, kill := context.WithCancel(ctx)
 	defer kill()
-	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Dir = lim.Dir
-	cmd.Env = lim.Env
-	cmd.Stdin = bytes.NewReader(input)
-	stdout := &capWriter{max: lim.MaxOutput, onFull: kill}
-	stderr := &capWriter{max: maxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
-	killProcessGroup(cmd)
-
-	err = cmd.Run()
+	var stdout, stderr *capWriter
+	// proc.Run: its own process group, killed whole on cancel, and dying
+	// with the node (see internal/proc).
+	err = proc.Run(func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+		cmd.Dir = lim.Dir
+		cmd.Env = lim.Env
+		cmd.Stdin = bytes.NewReader(input)
+		stdout = &capWriter{max: lim.MaxOutput, onFull: kill}
+		stderr = &capWriter{max: maxStderr}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.WaitDelay = waitDelay
+		return cmd
+	})
 	switch {
 	case stdout.full:
 		return nil, fmt.Errorf("%w: %s printed more than %d bytes", ErrBindingOutputTooLarge, argv[0], lim.MaxOutput)
 	case err != nil:
 		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: %s exited with status %d%s", ErrBindingFailed, argv[0], exitErr.ExitCode(), stderrSuffix(stderr))
+		if errors.As(err, &exitErr) && ctx.Err() == nil && exitErr.ExitCode() >= 0 {
+			return nil, &ExitError{Program: argv[0], Code: exitErr.ExitCode(), Stderr: strings.TrimSpace(stderr.buf.String())}
 		}
 		return nil, fmt.Errorf("%w: run %s: %w%s", ErrBindingFailed, argv[0], err, stderrSuffix(stderr))
 	}
