@@ -284,6 +284,16 @@ func handlerEnv(dir string, pass []string) []string {
 	return env
 }
 
+// CheckHandlerEnv checks the variables a listing passes to its handler
+// (HandlerConfig.Env): only exec and skillcard handlers run a process
+// that gets them, and the names must pass CheckEnvNames.
+func CheckHandlerEnv(h HandlerConfig) error {
+	if len(h.Env) > 0 && h.Kind != HandlerExec && h.Kind != HandlerSkillCard {
+		return fmt.Errorf("env: %s handlers run no program; environment variables go to exec handlers and SkillCard cli bindings", h.Kind)
+	}
+	return CheckEnvNames(h.Env)
+}
+
 // CheckEnvNames checks the variable names a listing passes to its handler
 // (HandlerConfig.Env): at most 64, each a portable environment variable
 // name (letters, digits and '_', not starting with a digit).

@@ -184,7 +184,7 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 	if p.Price <= 0 {
 		return Offer{}, fmt.Errorf("list %s: price must be greater than 0", p.Capability)
 	}
-	if err := CheckEnvNames(p.Handler.Env); err != nil {
+	if err := CheckHandlerEnv(p.Handler); err != nil {
 		return Offer{}, fmt.Errorf("list %s: %w", p.Capability, err)
 	}
 	in, out, err := schemasFor(p)
