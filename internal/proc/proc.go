@@ -16,7 +16,11 @@
 //     setsid or double forks. Where the kernel refuses namespaces (EPERM
 //     and the like: unprivileged user namespaces disabled, limits reached)
 //     the program runs without one; the process group and Pdeathsig still
-//     hold, but a descendant that left the group can then outlive it.
+//     hold, but a descendant that left the group can then outlive it. As
+//     process 1 of its namespace the program does not die of signals that
+//     it or its children send it without a handler for them (a shell
+//     script's kill $$ does nothing); the node's SIGKILL and faults such as
+//     SIGSEGV still kill it.
 //
 // The thread caveat: Linux sends the parent-death signal when the OS thread
 // that created the child exits, not when the process does, and the Go
