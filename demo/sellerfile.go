@@ -34,7 +34,9 @@ var ErrBadSellerFile = errors.New("bad seller file")
 //
 // handler is builtin (the default), exec:CMD or http:URL, as 'sell add
 // --handler' takes it; skillcard = "FILE" sells a SkillCard through its
-// first binding instead. input_schema and output_schema name JSON Schema
+// first binding instead. env = ["NAME", ...] passes those variables of the
+// daemon's environment to an exec handler or a SkillCard's cli binding,
+// which otherwise get only PATH, HOME, TMPDIR and LANG ('sell add --env'). input_schema and output_schema name JSON Schema
 // files for capabilities outside the taxonomy. Relative file names are
 // resolved against the working directory; exec commands run in the
 // daemon's working directory, and a SkillCard's cli binding in the card's
@@ -52,6 +54,9 @@ type ListingSpec struct {
 	SkillCard    string `toml:"skillcard"`
 	InputSchema  string `toml:"input_schema"`
 	OutputSchema string `toml:"output_schema"`
+	// Env names the daemon's environment variables an exec handler or a
+	// SkillCard's cli binding gets, beyond PATH, HOME, TMPDIR and LANG.
+	Env []string `toml:"env"`
 }
 
 // LoadSellerFile reads and checks a seller file. Every listing is checked
@@ -146,6 +151,10 @@ func (l ListingSpec) params() (market.ListingParams, error) {
 		if p.Handler, err = market.ParseHandler(spec); err != nil {
 			return p, err
 		}
+	}
+	p.Handler.Env = l.Env
+	if err := market.CheckHandlerEnv(p.Handler); err != nil {
+		return p, err
 	}
 	for _, s := range []struct {
 		key, path string

@@ -111,6 +111,8 @@ func TestParseSellerFileNamesTheProblem(t *testing.T) {
 		{"missing capability", "[[listing]]\nprice = \"1\"", "capability is missing"},
 		{"bad network", "network = \"Local Net\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"", "config network"},
 		{"not toml", "[[listing]\n", "bad seller file"},
+		{"bad env name", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"exec:cat\"\nenv = [\"NO-DASH\"]", `"NO-DASH" is not a variable name`},
+		{"env for a builtin", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"\nenv = [\"HOME\"]", "builtin handlers run no program"},
 		{"skillcard not a file", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nskillcard = \"/dev/zero\"", "not a regular file"},
 	}
 	for _, tc := range testCases {
@@ -120,6 +122,14 @@ func TestParseSellerFileNamesTheProblem(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+func TestSellerFileEnvReachesTheHandler(t *testing.T) {
+	file := "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"exec:cat\"\nenv = [\"OPENAI_API_KEY\", \"HOME\"]\n"
+	_, params, err := ParseSellerFile("seller.toml", []byte(file))
+	require.NoError(t, err)
+	require.Len(t, params, 1)
+	require.Equal(t, []string{"OPENAI_API_KEY", "HOME"}, params[0].Handler.Env)
 }
 
 func FuzzParseSellerFileNoPanic(f *testing.F) {

@@ -19,7 +19,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/swarmwage/swarmwage/escrow"
-	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -487,34 +486,28 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	if runErr == nil {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, out); err != nil {
-			runErr = fmt.Errorf("%w: output is not valid JSON", ErrHandler)
+			runErr = failedf(failNotJSON, "compact the output: %w", err)
 		} else {
 			out = buf.Bytes()
 		}
 	}
 	if runErr != nil {
-		status := http.StatusInternalServerError
-		var se statusError
-		var reasons []string
-		if errors.As(runErr, &se) {
-			status = se.HTTPStatus()
-		}
-		var ie *builtin.InputError
-		if errors.As(runErr, &ie) {
-			reasons = ie.Reasons
-		}
-		if err := s.m.escrow.FailJob(ctx, jobID, truncateText(runErr.Error(), 400)); err != nil {
+		// The buyer learns the class of failure; the details stay in our log.
+		msg, status, reasons := publicFailure(runErr)
+		s.m.log.Warn("job failed", "job", jobID, "capability", lock.Capability, "class", msg, "err", runErr)
+		if err := s.m.escrow.FailJob(ctx, jobID, truncateText(msg, 400)); err != nil {
 			s.m.log.Warn("record failed job", "job", jobID, "err", err)
 		}
 		s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
-			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, runErr.Error(), took.Milliseconds(), time.Now().UTC()
+			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, msg, took.Milliseconds(), time.Now().UTC()
 		})
-		stream.send(Event{Type: EventError, JobID: jobID, Message: runErr.Error(), Status: status, Reasons: reasons})
+		stream.send(Event{Type: EventError, JobID: jobID, Message: msg, Status: status, Reasons: reasons})
 		return
 	}
 	d, err := s.m.escrow.Deliver(ctx, jobID, out)
 	if err != nil {
-		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver: " + err.Error(), Status: http.StatusInternalServerError})
+		s.m.log.Error("deliver", "job", jobID, "err", err)
+		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
 		return
 	}
 	dj, _ := json.Marshal(d)

@@ -36,6 +36,10 @@ type HandlerConfig struct {
 	// Dir is where a skillcard's cli binding runs, so a program such as
 	// ./run.sh is found next to the card.
 	Dir string `json:"dir,omitempty"`
+	// Env names the node's environment variables an exec handler or a
+	// skillcard's cli binding gets, beyond the minimal PATH, HOME, TMPDIR
+	// and LANG (see handlerEnv).
+	Env []string `json:"env,omitempty"`
 }
 
 // String is the handler as the CLI writes it: builtin, exec:CMD, http:URL.
@@ -179,6 +183,9 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 	}
 	if p.Price <= 0 {
 		return Offer{}, fmt.Errorf("list %s: price must be greater than 0", p.Capability)
+	}
+	if err := CheckHandlerEnv(p.Handler); err != nil {
+		return Offer{}, fmt.Errorf("list %s: %w", p.Capability, err)
 	}
 	in, out, err := schemasFor(p)
 	if err != nil {

@@ -211,6 +211,10 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 		if err != nil {
 			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 		}
+		p.Handler.Env = req.Env
+		if err := market.CheckHandlerEnv(p.Handler); err != nil {
+			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
 		return p, nil
 	}
 	spec := req.Handler
@@ -219,6 +223,10 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	}
 	h, err := market.ParseHandler(spec)
 	if err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	h.Env = req.Env
+	if err := market.CheckHandlerEnv(h); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {

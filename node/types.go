@@ -45,6 +45,8 @@ type ListingInfo struct {
 	RiskTier      int    `json:"risk_tier,omitempty"`
 	// RequiredPermissions are a SkillCard's required_permissions.
 	RequiredPermissions []string `json:"required_permissions,omitempty"`
+	// Env names the environment variables passed to the handler.
+	Env []string `json:"env,omitempty"`
 }
 
 // ListingsInfo is the answer of GET /v1/listings.
@@ -64,6 +66,10 @@ type AddListingRequest struct {
 	SkillCard []byte `json:"skillcard,omitempty"`
 	// SkillCardDir is the card's folder, where its cli binding runs.
 	SkillCardDir string `json:"skillcard_dir,omitempty"`
+	// Env names the daemon's environment variables the handler gets
+	// (exec handlers and SkillCard cli bindings only), beyond the minimal
+	// PATH, HOME, TMPDIR and LANG.
+	Env []string `json:"env,omitempty"`
 }
 
 // SellerInfo is one seller in a find result.
@@ -140,6 +146,7 @@ func listingInfo(o market.Offer) ListingInfo {
 		SkillCardHash:       l.SkillCardHash,
 		RiskTier:            l.RiskTier,
 		RequiredPermissions: l.RequiredPermissions,
+		Env:                 o.Handler.Env,
 	}
 }
 

@@ -53,6 +53,9 @@ type instance struct {
 
 	done chan struct{} // closed when the guest has exited
 	err  error         // the guest's exit, valid after done
+	// stopped is why the host cancelled the instance before the guest
+	// exited (nil when the guest exited on its own), valid after done.
+	stopped error
 }
 
 // start launches an interpreter and returns once it waits for its job (or
@@ -91,6 +94,9 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 			_ = mod.Close(context.Background())
 		}
 		inst.err = err
+		// Read before cancel(nil) below, which would set a cause of its
+		// own: only a cancellation that came first can have ended the guest.
+		inst.stopped = context.Cause(ictx)
 		close(inst.done)
 		cancel(nil)
 	}()
@@ -149,6 +155,13 @@ func (inst *instance) run(ctx context.Context, payload []byte, timeout time.Dura
 
 // exitCode maps how the guest stopped to the job's exit code: -1 for a
 // trap, an error when the job was not the one that ended it.
+//
+// wazero reports a module closed by its context with the exit codes
+// 0xffffffff and 0xefffffff, which a guest can also pass to proc_exit
+// (os._exit(-1) is 0xffffffff). So those codes mean a cancellation only
+// when the host did cancel before the guest exited; otherwise they are the
+// guest's own. A guest's code is reduced to 0..255 as a POSIX shell reports
+// it (code & 0xff): os._exit(300) is 44, os._exit(-1) is 255.
 func (inst *instance) exitCode() (int, error) {
 	if inst.err == nil {
 		return 0, nil
@@ -157,19 +170,23 @@ func (inst *instance) exitCode() (int, error) {
 	if !errors.As(inst.err, &exit) {
 		return -1, nil
 	}
-	switch exit.ExitCode() {
-	case sys.ExitCodeContextCanceled, sys.ExitCodeDeadlineExceeded:
-		switch cause := context.Cause(inst.ctx); {
-		case errors.Is(cause, errTimeout):
+	code := exit.ExitCode()
+	if inst.stopped != nil && (code == sys.ExitCodeContextCanceled || code == sys.ExitCodeDeadlineExceeded) {
+		switch {
+		case errors.Is(inst.stopped, errTimeout):
 			return TimeoutExitCode, nil
-		case errors.Is(cause, errCallerGone):
+		case errors.Is(inst.stopped, errCallerGone):
 			return 0, errCallerGone
 		default:
 			return 0, ErrClosed
 		}
 	}
-	return int(exit.ExitCode()), nil
+	return guestExitCode(code), nil
 }
+
+// guestExitCode is the exit status of a guest that called proc_exit(code),
+// as a POSIX shell reports a process's: the low 8 bits.
+func guestExitCode(code uint32) int { return int(code & 0xff) }
 
 // nanosleep is the guest's sleep: a host timer that also ends when the job
 // is cancelled, so time.sleep(60) cannot outlive the timeout.

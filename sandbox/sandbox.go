@@ -9,6 +9,22 @@
 // timeout, the guest's own code on sys.exit(n); stdout and stderr are cut at
 // the listing's cap with truncated set.
 //
+// # Exit codes
+//
+// An exit code is always 0..255, a process exit status. A code the guest
+// chooses, by sys.exit(n), raise SystemExit(n), exit(n) or os._exit(n), is
+// reduced as a POSIX shell reports a process's status, n & 0xff:
+// sys.exit(300) and os._exit(300) give 44, sys.exit(-1) and os._exit(-1)
+// give 255, 256 gives 0. sys.exit(None) is 0; sys.exit with any other
+// object prints it to stderr and gives 1; so does an uncaught exception
+// (and an os._exit argument too large for a C int, which raises
+// OverflowError). A crash of the interpreter itself is 1 with a line on
+// stderr. 124 is the timeout, as in coreutils timeout(1); a guest may also
+// exit with 124 on its own. Only the host's own cancellation is not an exit
+// code: Run returns ErrClosed after Close and ctx's error when ctx ends, and
+// never mistakes a guest's code (os._exit(-1) reaches wazero as its
+// reserved 0xffffffff) for either.
+//
 // Speed comes from four things. The compiled module is cached on disk
 // (WithCacheDir). The standard library, which the build ships as a zip inside
 // its data segment, is served from memory as a read-only directory, each
@@ -106,7 +122,8 @@ type Result struct {
 	// to the output cap.
 	Stderr string `json:"stderr"`
 	// ExitCode is 0 on clean termination, 1 on an uncaught exception (or a
-	// crash of the interpreter), 124 on timeout, n on sys.exit(n).
+	// crash of the interpreter), 124 on timeout, n & 0xff on sys.exit(n) or
+	// os._exit(n); always 0..255 (see "Exit codes" in the package doc).
 	ExitCode int `json:"exit_code"`
 	// DurationMS is the wall time from handing the code to the interpreter
 	// to its exit, in milliseconds.

@@ -115,6 +115,63 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// Whatever a guest passes to os._exit or sys.exit, the exit code is 0..255
+// as a POSIX shell reports it (code & 0xff), and no value is mistaken for
+// the host's own cancellation codes (wazero's 0xffffffff and 0xefffffff,
+// which os._exit(-1) and os._exit(-268435457) produce): such a job is not
+// reported as "sandbox closed" or as a timeout.
+func TestGuestExitCodesAreShellStatuses(t *testing.T) {
+	s := sharedSandbox(t)
+	testCases := []struct {
+		name string
+		code string
+		exit int
+	}{
+		{"os._exit(0)", "import os; os._exit(0)", 0},
+		{"os._exit(3)", "import os; os._exit(3)", 3},
+		{"os._exit(255)", "import os; os._exit(255)", 255},
+		{"os._exit(256)", "import os; os._exit(256)", 0},
+		{"os._exit(300)", "import os; os._exit(300)", 44},
+		{"os._exit(-1) is wazero's cancel code", "import os; os._exit(-1)", 255},
+		{"os._exit(-2)", "import os; os._exit(-2)", 254},
+		{"os._exit(-268435457) is wazero's deadline code", "import os; os._exit(-268435457)", 255},
+		{"os._exit(2**31-1)", "import os; os._exit(2**31-1)", 255},
+		{"os._exit too large for a C int", "import os; os._exit(2**40)", 1},
+		{"posix._exit(-1)", "import posix; posix._exit(-1)", 255},
+		{"sys.exit(300)", "import sys; sys.exit(300)", 44},
+		{"sys.exit(-1)", "import sys; sys.exit(-1)", 255},
+		{"sys.exit(-256)", "import sys; sys.exit(-256)", 0},
+		{"sys.exit(2**64+3)", "import sys; sys.exit(2**64+3)", 3},
+		{"sys.exit(True)", "import sys; sys.exit(True)", 1},
+		{"sys.exit('msg')", "import sys; sys.exit('msg')", 1},
+		{"raise SystemExit(-1)", "raise SystemExit(-1)", 255},
+		{"exit(1000)", "exit(1000)", 232},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := s.Run(t.Context(), sandbox.Request{Code: "print('ran', flush=True)\n" + tc.code})
+			require.NoError(t, err, "a guest's exit is a result, never an error such as sandbox closed")
+			require.Equal(t, tc.exit, res.ExitCode, "stderr: %s", res.Stderr)
+			require.GreaterOrEqual(t, res.ExitCode, 0)
+			require.LessOrEqual(t, res.ExitCode, 255)
+			require.Equal(t, "ran\n", res.Stdout)
+		})
+	}
+	// The sandbox is still open and serves the next job.
+	res := run(t, s, sandbox.Request{Code: "print(1)"})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+}
+
+// A guest that exits with wazero's cancel code while a timeout is pending
+// is not a timeout; an infinite loop cut by the timeout still is (124).
+func TestGuestCancelCodeIsNotATimeout(t *testing.T) {
+	s := sharedSandbox(t)
+	res := run(t, s, sandbox.Request{Code: "import os; os._exit(-1)", TimeoutMS: 2000})
+	require.Equal(t, 255, res.ExitCode)
+	res = run(t, s, sandbox.Request{Code: "while True: pass", TimeoutMS: 200})
+	require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode)
+}
+
 // The traceback must start in the job's code: the bootstrap's frame would
 // confuse the buyer and leak the job protocol.
 func TestTracebackHidesBootstrap(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swarmwage/swarmwage/internal/proc"
 )
 
 // Binding types (spec, Bindings).
@@ -53,7 +55,66 @@ var (
 	ErrBindingOutputTooLarge = fmt.Errorf("%w: output too large", ErrBindingFailed)
 	// ErrBindingNotJSON is returned when a binding's output is not one JSON value.
 	ErrBindingNotJSON = fmt.Errorf("%w: output is not JSON", ErrBindingFailed)
+	// ErrBadInput is returned (as an *InputError) when a job input cannot be
+	// handed to a binding: not a JSON object, a placeholder without a value,
+	// a value holding a NUL byte. The fault is the input's, not the card's.
+	ErrBadInput = fmt.Errorf("%w: bad input", ErrBindingFailed)
+	// ErrOptionInjection is returned (as an *InputError) when an input value
+	// would make an argument of a cli binding start with '-', so that the
+	// program would read it as an option. The program is not run. It wraps
+	// ErrBadInput.
+	ErrOptionInjection = fmt.Errorf("%w: value would be read as an option", ErrBadInput)
 )
+
+// ExitError is returned when a cli binding's program exits with a non-zero
+// status. It wraps ErrBindingFailed.
+type ExitError struct {
+	// Program is the program as the template names it.
+	Program string
+	// Code is its exit status, 1..255.
+	Code int
+	// Stderr is the start of what it wrote to stderr (at most 2 KiB).
+	Stderr string
+}
+
+var _ error = (*ExitError)(nil)
+
+func (e *ExitError) Error() string {
+	msg := fmt.Sprintf("%v: %s exited with status %d", ErrBindingFailed, e.Program, e.Code)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+// Unwrap makes an ExitError match ErrBindingFailed.
+func (e *ExitError) Unwrap() error { return ErrBindingFailed }
+
+// InputError is a job input a binding refuses before it runs anything. Its
+// Reason names the input field (the placeholder) and nothing of the
+// command, so a seller may pass it on to the buyer who sent the input.
+type InputError struct {
+	// Placeholder is the template placeholder, which is the input field's
+	// name, at fault; empty when the input as a whole is.
+	Placeholder string
+	// Reason says what is wrong, e.g. "the value of <n> starts with '-' and
+	// would be read as an option".
+	Reason string
+	option bool
+}
+
+var _ error = (*InputError)(nil)
+
+func (e *InputError) Error() string { return "bad input: " + e.Reason }
+
+// Unwrap makes an InputError match ErrOptionInjection (for a leading '-')
+// or ErrBadInput, and ErrBindingFailed.
+func (e *InputError) Unwrap() error {
+	if e.option {
+		return ErrOptionInjection
+	}
+	return ErrBadInput
+}
 
 // Binding is one entry of a card's bindings: how to run the skill.
 type Binding struct {
@@ -150,13 +211,17 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 	}
 	fields, err := decodeJSON(input)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the input is not JSON: %w", ErrBindingFailed, err)
+		return nil, &InputError{Reason: fmt.Sprintf("the input is not JSON: %v", err)}
 	}
 	obj, ok := fields.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: the input must be a JSON object, not %s", ErrBindingFailed, jsonType(fields))
+		return nil, &InputError{Reason: "the input must be a JSON object, not " + jsonType(fields)}
 	}
 	argv, err := tmpl.expand(obj)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return nil, ie
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBindingFailed, err)
 	}
@@ -167,24 +232,27 @@ func (b Binding) runCLI(ctx context.Context, input json.RawMessage, lim Limits) 
 
 	ctx, kill := context.WithCancel(ctx)
 	defer kill()
-	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Dir = lim.Dir
-	cmd.Env = lim.Env
-	cmd.Stdin = bytes.NewReader(input)
-	stdout := &capWriter{max: lim.MaxOutput, onFull: kill}
-	stderr := &capWriter{max: maxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
-	killProcessGroup(cmd)
-
-	err = cmd.Run()
+	var stdout, stderr *capWriter
+	// proc.Run: its own process group, killed whole on cancel, and dying
+	// with the node (see internal/proc).
+	err = proc.Run(func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+		cmd.Dir = lim.Dir
+		cmd.Env = lim.Env
+		cmd.Stdin = bytes.NewReader(input)
+		stdout = &capWriter{max: lim.MaxOutput, onFull: kill}
+		stderr = &capWriter{max: maxStderr}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.WaitDelay = waitDelay
+		return cmd
+	})
 	switch {
 	case stdout.full:
 		return nil, fmt.Errorf("%w: %s printed more than %d bytes", ErrBindingOutputTooLarge, argv[0], lim.MaxOutput)
 	case err != nil:
 		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: %s exited with status %d%s", ErrBindingFailed, argv[0], exitErr.ExitCode(), stderrSuffix(stderr))
+		if errors.As(err, &exitErr) && ctx.Err() == nil && exitErr.ExitCode() >= 0 {
+			return nil, &ExitError{Program: argv[0], Code: exitErr.ExitCode(), Stderr: strings.TrimSpace(stderr.buf.String())}
 		}
 		return nil, fmt.Errorf("%w: run %s: %w%s", ErrBindingFailed, argv[0], err, stderrSuffix(stderr))
 	}
@@ -255,7 +323,7 @@ func (b Binding) runHTTP(ctx context.Context, input json.RawMessage, lim Limits)
 		return nil, fmt.Errorf("%w: url %w", ErrBindingFailed, err)
 	}
 	if !json.Valid(input) {
-		return nil, fmt.Errorf("%w: the input is not JSON", ErrBindingFailed)
+		return nil, &InputError{Reason: "the input is not JSON"}
 	}
 	method := b.Method
 	if method == "" {

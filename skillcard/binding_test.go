@@ -106,7 +106,8 @@ func TestCLIBindingInputErrors(t *testing.T) {
 	}{
 		{"missing placeholder", `{"count":1}`, "the input has no value for <name>"},
 		{"null placeholder", `{"count":1,"name":null}`, "the input has no value for <name>"},
-		{"option injection", `{"count":1,"name":"--output=/etc/passwd"}`, "starts with '-' and would be read as an option"},
+		{"option injection", `{"count":1,"name":"--output=/etc/passwd"}`, "the value of <name> starts with '-' and would be read as an option"},
+		{"negative number as a whole word", `{"count":-5,"name":"x"}`, "the value of <count> starts with '-' and would be read as an option"},
 		{"not an object", `[1,2]`, "the input must be a JSON object, not an array"},
 		{"not JSON", `{count`, "the input is not JSON"},
 		{"NUL byte", `{"count":1,"name":"a\u0000b"}`, "NUL byte"},
@@ -118,9 +119,40 @@ func TestCLIBindingInputErrors(t *testing.T) {
 			require.Contains(t, err.Error(), tc.msg)
 		})
 	}
-	// A negative number is a value, not an option.
-	got := runHelper(t, b, `{"count":-5,"name":"x"}`, "")
-	require.Equal(t, []string{"--count", "-5", "x"}, got.Args)
+	// A card takes a negative number as an option's value.
+	got := runHelper(t, helperBinding(t, "--count=<count> <name>"), `{"count":-5,"name":"x"}`, "")
+	require.Equal(t, []string{"--count=-5", "x"}, got.Args)
+}
+
+// A value that would start an argument with '-' fails the run before the
+// program starts: a real program that would leave a file behind never runs.
+func TestCLIBindingRefusesOptionValuesWithoutRunning(t *testing.T) {
+	testCases := []struct {
+		name, command, input, placeholder string
+	}{
+		{"suffix", `/bin/sh -c 'touch ran' sh <a>.txt`, `{"a":"--output=/tmp/x"}`, "a"},
+		{"two placeholders in one word", `/bin/sh -c 'touch ran' sh <a><b>`, `{"a":"-","b":"-exec=/bin/sh"}`, "a"},
+		{"negative number", `/bin/sh -c 'touch ran' sh <n>`, `{"n":-1}`, "n"},
+		{"empty value before a dash", `/bin/sh -c 'touch ran' sh <a>-x`, `{"a":""}`, "a"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b := skillcard.Binding{Type: skillcard.BindingCLI, Command: tc.command}
+			_, err := b.Run(t.Context(), json.RawMessage(tc.input), skillcard.Limits{Dir: dir})
+			require.ErrorIs(t, err, skillcard.ErrOptionInjection)
+			var ie *skillcard.InputError
+			require.ErrorAs(t, err, &ie)
+			require.Equal(t, tc.placeholder, ie.Placeholder)
+			require.NotContains(t, err.Error(), "/bin/sh", "the error names the input, not the command")
+			require.NoFileExists(t, filepath.Join(dir, "ran"))
+
+			// The same command with a harmless value runs (the test can fail).
+			_, err = b.Run(t.Context(), json.RawMessage(`{"a":"x","b":"y","n":1}`), skillcard.Limits{Dir: dir})
+			require.ErrorIs(t, err, skillcard.ErrBindingNotJSON, "sh prints nothing")
+			require.FileExists(t, filepath.Join(dir, "ran"))
+		})
+	}
 }
 
 func TestCLIBindingScripts(t *testing.T) {

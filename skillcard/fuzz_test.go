@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -61,6 +62,45 @@ func FuzzStableJSONBytes(f *testing.F) {
 		again, err := StableJSONBytes(out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("not a fixed point: %q -> %q -> %q (%v)", data, out, again, err)
+		}
+	})
+}
+
+// FuzzTemplateValuesNeverStartAnOption checks the argument-injection rule
+// against an oracle: expanded with any values, every argument starts with
+// exactly as many dashes as it does when every value is a harmless "Z", so
+// no dash at the start of an argument ever comes from an input value.
+func FuzzTemplateValuesNeverStartAnOption(f *testing.F) {
+	for _, s := range [][3]string{
+		{"tool <a>.txt", "--output=/tmp/x", ""},
+		{"tool <a><b>", "-", "-exec=/bin/sh"},
+		{"tool -<a> --x=<b>", "-exec", "-1"},
+		{"tool <a>-<b> [--f <b>]", "", "x"},
+		{`tool "<a> <b>" [-<a>]`, "-", "--"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	dashes := func(s string) int { return len(s) - len(strings.TrimLeft(s, "-")) }
+	f.Fuzz(func(t *testing.T, command, a, b string) {
+		tmpl, err := parseTemplate(command)
+		if err != nil {
+			return
+		}
+		got, err := tmpl.expand(map[string]any{"a": a, "b": b})
+		if err != nil {
+			return
+		}
+		safe, err := tmpl.expand(map[string]any{"a": "Z", "b": "Z"})
+		if err != nil {
+			t.Fatalf("%q with harmless values: %v", command, err)
+		}
+		if len(got) != len(safe) {
+			t.Fatalf("%q: %d arguments, %d with harmless values", command, len(got), len(safe))
+		}
+		for i := range got {
+			if dashes(got[i]) != dashes(safe[i]) {
+				t.Fatalf("%q with a=%q b=%q: argument %q starts with dashes from a value (harmless: %q)", command, a, b, got[i], safe[i])
+			}
 		}
 	})
 }

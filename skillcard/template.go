@@ -19,6 +19,17 @@ import (
 // segment without placeholders, such as [--execute], is kept when the input
 // field named by its first word without leading dashes is true. The first
 // word is the program and must be literal.
+//
+// No argument may start with '-' because of an input value, since the
+// program would read it as an option (argument injection). A value is
+// refused, with an InputError naming its placeholder, when it starts with
+// '-' and the argument before it is empty or only dashes (<a>, <a>.txt,
+// <a><b> with "-" and "-exec", -<a> with "-exec" making --exec), and so are
+// empty values that would let the template's own '-' after them start the
+// argument or lengthen its dashes (<a>-x or -<a>-x with ""). Numbers are no exception: <n> with -1 is refused, while
+// --n=<n> passes -1 as the option's value, which is how a card takes a
+// negative number. Booleans (true, false), arrays and objects never start
+// with '-'.
 
 // tmplPiece is literal text or, when name is set, a placeholder.
 type tmplPiece struct {
@@ -183,24 +194,38 @@ func keepSegment(part tmplPart, input map[string]any) bool {
 }
 
 func (w tmplWord) render(input map[string]any) (string, error) {
-	var b strings.Builder
+	var (
+		b     strings.Builder
+		empty []string // placeholders with empty values among the leading dashes
+	)
 	for _, p := range w {
 		if p.name == "" {
+			if len(empty) > 0 && strings.HasPrefix(p.lit, "-") && onlyDashes(b.String()) {
+				return "", emptyBeforeDash(empty)
+			}
 			b.WriteString(p.lit)
 			continue
 		}
 		v, ok := input[p.name]
 		if !ok || v == nil {
-			return "", fmt.Errorf("the input has no value for <%s>", p.name)
+			return "", &InputError{Placeholder: p.name, Reason: fmt.Sprintf("the input has no value for <%s>", p.name)}
 		}
 		s, err := argText(v)
 		if err != nil {
 			return "", fmt.Errorf("<%s>: %w", p.name, err)
 		}
-		// A whole-argument value starting with '-' would be read as an
-		// option by the program (argument injection); numbers are fine.
-		if _, isString := v.(string); isString && len(w) == 1 && strings.HasPrefix(s, "-") {
-			return "", fmt.Errorf("the value of <%s> starts with '-' and would be read as an option", p.name)
+		if strings.IndexByte(s, 0) >= 0 {
+			return "", &InputError{Placeholder: p.name, Reason: fmt.Sprintf("the value of <%s> contains a NUL byte, which no argument can hold", p.name)}
+		}
+		if strings.HasPrefix(s, "-") && onlyDashes(b.String()) {
+			return "", &InputError{
+				Placeholder: p.name,
+				Reason:      fmt.Sprintf("the value of <%s> starts with '-' and would be read as an option", p.name),
+				option:      true,
+			}
+		}
+		if s == "" && onlyDashes(b.String()) {
+			empty = append(empty, p.name)
 		}
 		b.WriteString(s)
 	}
@@ -209,6 +234,25 @@ func (w tmplWord) render(input map[string]any) (string, error) {
 		return "", errors.New("an argument cannot contain a NUL byte")
 	}
 	return arg, nil
+}
+
+// onlyDashes reports whether s is empty or all '-': a value's leading dash
+// would start an option there, or lengthen the one the template starts.
+func onlyDashes(s string) bool { return strings.Trim(s, "-") == "" }
+
+// emptyBeforeDash is the error of placeholders whose empty values let the
+// template's '-' that follows them start the argument (<a>-x), or join the
+// template's dashes before them (-<a>-).
+func emptyBeforeDash(names []string) error {
+	what := "value of <" + names[0] + "> is"
+	if len(names) > 1 {
+		what = "values of <" + strings.Join(names, ">, <") + "> are"
+	}
+	return &InputError{
+		Placeholder: names[0],
+		Reason:      fmt.Sprintf("the %s empty, so the template's '-' after it would start the argument and be read as an option", what),
+		option:      true,
+	}
 }
 
 // argText writes one input value as a command-line argument: strings as

@@ -40,6 +40,7 @@ func sellAddCommand() *cli.Command {
 			&cli.StringFlag{Name: "input-schema", Usage: "JSON Schema file of the input (capabilities outside the taxonomy only)"},
 			&cli.StringFlag{Name: "output-schema", Usage: "JSON Schema file of the output (capabilities outside the taxonomy only)"},
 			&cli.StringFlag{Name: "skillcard", Usage: "sell this SkillCard file, run by its binding (CAP optional: default custom.<publisher>.<slug>)"},
+			&cli.StringSliceFlag{Name: "env", Usage: "pass the daemon's environment variable `NAME` to an exec handler or SkillCard cli binding, which otherwise get only PATH, HOME, TMPDIR and LANG (repeatable)"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -66,7 +67,10 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 	if c.NArg() > 1 || (c.NArg() == 0 && card == "") {
 		return node.AddListingRequest{}, usageErrf("sell add needs exactly one capability ID, as: sell add --price 0.05 CAP")
 	}
-	req := node.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler")}
+	req := node.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler"), Env: c.StringSlice("env")}
+	if err := market.CheckEnvNames(req.Env); err != nil {
+		return req, usageErrf("--%v", err)
+	}
 	if card != "" {
 		if c.IsSet("handler") || c.IsSet("input-schema") || c.IsSet("output-schema") {
 			return req, usageErrf("--skillcard brings its own handler and schemas: drop --handler, --input-schema and --output-schema")
