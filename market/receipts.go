@@ -189,8 +189,10 @@ func (m *Market) falseRefunder(buyer peer.ID) string {
 		it := txn.NewIterator(opts)
 		defer it.Close()
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			job = string(it.Item().Key()[len(prefix):])
-			return nil
+			if id, err := keyEncoding.DecodeString(string(it.Item().Key()[len(prefix):])); err == nil {
+				job = string(id)
+				return nil
+			}
 		}
 		return nil
 	})

@@ -200,9 +200,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if job := s.m.falseRefunder(buyer); job != "" && s.m.cfg.refuseFalseRefunders {
-		s.m.log.Debug("quote refused: false refunder", "remote_peer", buyer, "job", job)
-		writeError(w, http.StatusForbidden, "this seller refuses buyers that refunded output the capability's verifier accepts (job "+job+")")
+	if s.refuseBuyer(w, buyer) {
 		return
 	}
 	if !s.allowQuote(buyer) {
@@ -257,6 +255,21 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, signed)
+}
+
+// refuseBuyer answers 403 to a buyer shown to have refunded valid output,
+// when this seller refuses such buyers, and reports whether it did.
+func (s *seller) refuseBuyer(w http.ResponseWriter, buyer peer.ID) bool {
+	if !s.m.cfg.refuseFalseRefunders {
+		return false
+	}
+	job := s.m.falseRefunder(buyer)
+	if job == "" {
+		return false
+	}
+	s.m.log.Debug("buyer refused: false refunder", "remote_peer", buyer, "job", job)
+	writeError(w, http.StatusForbidden, "this seller refuses buyers that refunded output the capability's verifier accepts (job "+job+")")
+	return true
 }
 
 // DecodeJobRequest parses the body of POST /jobs.
@@ -328,7 +341,7 @@ func validateInput(l Listing, input []byte) error {
 
 func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	buyer, ok := buyerOf(w, r)
-	if !ok {
+	if !ok || s.refuseBuyer(w, buyer) {
 		return
 	}
 	body, err := readBody(w, r, maxJobRequest)
