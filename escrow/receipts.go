@@ -39,9 +39,11 @@ type Receipt struct {
 	// Payment is the rail's proof that money moved (on evm: the voucher or
 	// transaction); empty on credits.
 	Payment json.RawMessage
-	// Input and Output are the job's bytes, when published.
-	Input  json.RawMessage
-	Output json.RawMessage
+	// Input and Output are the job's bytes, when published. On the wire
+	// they are base64, so they arrive byte for byte as their hashes name
+	// them whatever re-encodes the JSON around them.
+	Input  []byte
+	Output []byte
 }
 
 type receiptWire struct {
@@ -52,8 +54,8 @@ type receiptWire struct {
 	Settle   json.RawMessage `json:"settle"`
 	Rail     string          `json:"rail"`
 	Payment  json.RawMessage `json:"payment,omitempty"`
-	Input    json.RawMessage `json:"input,omitempty"`
-	Output   json.RawMessage `json:"output,omitempty"`
+	Input    []byte          `json:"input,omitempty"`
+	Output   []byte          `json:"output,omitempty"`
 }
 
 // MarshalJSON encodes the receipt in its wire form: the three messages in
@@ -254,7 +256,7 @@ func (f ReceiptFilter) matches(r *storedRecord) bool {
 	return f.Until.IsZero() || r.SettledAt.Before(f.Until)
 }
 
-func payloadOf(txn *tx, jobID, kind string) json.RawMessage {
+func payloadOf(txn *tx, jobID, kind string) []byte {
 	b, err := txn.get(payloadKey(RoleSeller, jobID, kind))
 	if err != nil || len(b) == 0 {
 		return nil

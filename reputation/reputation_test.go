@@ -134,7 +134,7 @@ func TestForgedReceiptsLowerTheSeller(t *testing.T) {
 		{"refund turned into release", tampered(func(r *escrow.Receipt) { r.Settle.Decision = escrow.DecisionRefund })},
 		{"delivery dropped from a release", tampered(func(r *escrow.Receipt) { r.Delivery = nil })},
 		{"another job's settle", tampered(func(r *escrow.Receipt) { r.Settle = honest[1].Settle })},
-		{"output that is not the delivered one", tampered(func(r *escrow.Receipt) { r.Output = json.RawMessage(`{"result":3}`) })},
+		{"output that is not the delivered one", tampered(func(r *escrow.Receipt) { r.Output = []byte(`{"result":3}`) })},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

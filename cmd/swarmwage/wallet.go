@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"text/tabwriter"
 	"time"
 
@@ -439,10 +440,11 @@ func escrowEvidenceCommand() *cli.Command {
 			id := c.Args().First()
 			return withWallet(c, func(w wallet) error {
 				rc, err := w.Evidence(c.Context, id)
-				if errors.Is(err, escrow.ErrNotFound) {
+				var ae *node.APIError
+				if errors.Is(err, escrow.ErrNotFound) || errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 					return exitErr(exitUsage, fmt.Errorf("no sold job %q on this node (see 'swarmwage escrow list --role seller')", id))
 				}
-				if errors.Is(err, escrow.ErrBadState) {
+				if errors.Is(err, escrow.ErrBadState) || errors.As(err, &ae) && ae.Status/100 == 4 {
 					return exitErr(exitUsage, err)
 				}
 				if err != nil {
