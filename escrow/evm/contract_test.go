@@ -119,7 +119,9 @@ func TestSignatureReplayAcrossChainsAndContracts(t *testing.T) {
 	d.fund("buyer", 1_000_000, "seller", 500_000)
 	b := d.key("buyer").Address()
 	d.ok(func() (*types.Transaction, error) { return d.token.Mint(d.opts("deployer"), b, big64(500_000)) })
-	d.ok(func() (*types.Transaction, error) { return d.token.Approve(d.opts("buyer"), other.escAt, big64(500_000)) })
+	d.ok(func() (*types.Transaction, error) {
+		return d.token.Approve(d.opts("buyer"), other.escAt, big64(500_000))
+	})
 	d.ok(func() (*types.Transaction, error) { return other.esc.Deposit(d.opts("buyer"), big64(500_000)) })
 	d.ok(func() (*types.Transaction, error) {
 		return other.esc.Allocate(d.opts("buyer"), d.key("seller").Address(), big64(500_000))
@@ -333,7 +335,9 @@ func TestWithdrawNoticePeriod(t *testing.T) {
 
 	nb := d.head() + notice/2
 	l := d.lock("buyer", "seller", "held", 800, nb)
-	rc := d.ok(func() (*types.Transaction, error) { return d.esc.RequestWithdraw(d.opts("buyer"), sellerAddr, big64(1000)) })
+	rc := d.ok(func() (*types.Transaction, error) {
+		return d.esc.RequestWithdraw(d.opts("buyer"), sellerAddr, big64(1000))
+	})
 	req, err := d.filterer.ParseWithdrawRequested(*rc.Logs[0])
 	require.NoError(t, err)
 	readyAt := req.ReadyAt
@@ -542,7 +546,9 @@ func TestStablecoinMintOnlyByDeployer(t *testing.T) {
 	dec, err := d.token.Decimals(call)
 	require.NoError(t, err)
 	require.Equal(t, uint8(6), dec)
-	d.ok(func() (*types.Transaction, error) { return d.token.Mint(d.opts("deployer"), d.key("buyer").Address(), big64(5)) })
+	d.ok(func() (*types.Transaction, error) {
+		return d.token.Mint(d.opts("deployer"), d.key("buyer").Address(), big64(5))
+	})
 	require.Equal(t, int64(5), d.tokenBalance("buyer"))
 	a, err := contract.TestStablecoinMetaData.GetAbi()
 	require.NoError(t, err)
@@ -586,7 +592,9 @@ func TestTokenReturningFalse(t *testing.T) {
 		return d.esc.Deposit(o, big64(5000))
 	}, "buyer")
 	d.ok(func() (*types.Transaction, error) { return d.esc.Deposit(d.opts("buyer"), big64(1000)) })
-	d.ok(func() (*types.Transaction, error) { return d.esc.Allocate(d.opts("buyer"), d.key("seller").Address(), big64(600)) })
+	d.ok(func() (*types.Transaction, error) {
+		return d.esc.Allocate(d.opts("buyer"), d.key("seller").Address(), big64(600))
+	})
 
 	r := d.release("buyer", "seller", "f", 600)
 	d.ok(func() (*types.Transaction, error) { return ft.SetFail(d.opts("deployer"), true) })
@@ -622,7 +630,9 @@ func TestTokenReturningNothing(t *testing.T) {
 	d.ok(func() (*types.Transaction, error) { return nt.Mint(d.opts("deployer"), buyer, big64(100)) })
 	d.ok(func() (*types.Transaction, error) { return nt.Approve(d.opts("buyer"), d.escAt, big64(100)) })
 	d.ok(func() (*types.Transaction, error) { return d.esc.Deposit(d.opts("buyer"), big64(100)) })
-	d.ok(func() (*types.Transaction, error) { return d.esc.Allocate(d.opts("buyer"), d.key("seller").Address(), big64(100)) })
+	d.ok(func() (*types.Transaction, error) {
+		return d.esc.Allocate(d.opts("buyer"), d.key("seller").Address(), big64(100))
+	})
 	rc := d.ok(d.redeemTx("seller", "seller", d.release("buyer", "seller", "n", 70)))
 	require.Equal(t, int64(70), d.outcomes(rc).paid[jh("n")])
 	got, err := nt.BalanceOf(&bind.CallOpts{Context: t.Context()}, d.key("seller").Address())
