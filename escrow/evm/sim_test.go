@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
@@ -82,7 +83,11 @@ func (s *simChain) at(ts uint64) {
 	h := s.head()
 	require.Less(s.t, h, ts, "chain already at %d, cannot mine at %d", h, ts)
 	if ts-1 > h {
-		require.NoError(s.t, s.b.AdjustTime(time.Duration(ts-1-h)*time.Second))
+		// The pool forgets mined transactions asynchronously after a block;
+		// AdjustTime refuses while it still lists them.
+		require.EventuallyWithT(s.t, func(c *assert.CollectT) {
+			assert.NoError(c, s.b.AdjustTime(time.Duration(ts-1-h)*time.Second))
+		}, 5*time.Second, 5*time.Millisecond)
 	}
 }
 
