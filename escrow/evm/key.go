@@ -216,3 +216,20 @@ func readSmall(path string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ReadKeyFile reads a key handed to a command (--key-file), such as a
+// deployer's. Unlike LoadKey it accepts a file others may read, and says so
+// in shared: the caller warns, since the key is the user's to protect.
+func ReadKeyFile(path string) (k *Key, shared bool, err error) {
+	b, err := readSmall(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if k, err = ParseKey(string(b)); err != nil {
+		return nil, false, fmt.Errorf("%w (%s)", err, path)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		shared = true
+	}
+	return k, shared, nil
+}

@@ -421,3 +421,16 @@ func (r *Rail) Redeem(ctx context.Context, vs []Voucher) (*Redeemed, error) {
 	r.log.Info("redeemed", "vouchers", len(vs), "paid", len(out.Paid), "skipped", len(out.Skipped), "total", out.Total, "gas", res.GasUsed)
 	return out, nil
 }
+
+// CheckRelease is the seller's check of a buyer's release for lock: signed by
+// the lock's buyer for this domain, for the same job, seller and amount, and
+// paying this node.
+func (r *Rail) CheckRelease(rel *Release, l *Lock) error {
+	if rel.JobID != l.JobID || rel.Buyer != l.Buyer || rel.Seller != l.Seller || rel.Amount != l.Amount {
+		return fmt.Errorf("%w: release does not match its lock", ErrInvalidVoucher)
+	}
+	if rel.Seller != r.Address() {
+		return fmt.Errorf("%w: release pays %s, this node is %s", ErrInvalidVoucher, rel.Seller, r.Address())
+	}
+	return r.domain.VerifyRelease(rel)
+}
