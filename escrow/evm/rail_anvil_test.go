@@ -29,14 +29,14 @@ type anvilNet struct {
 	rpc      *rpc.Client
 }
 
-func anvilKey(t *testing.T, a *evmtest.Anvil, i int) *Key {
+func anvilKey(t testing.TB, a *evmtest.Anvil, i int) *Key {
 	t.Helper()
 	k, err := ParseKey(a.Keys[i])
 	require.NoError(t, err)
 	return k
 }
 
-func newAnvilNet(t *testing.T, notice time.Duration, conf uint64, anvilArgs ...string) *anvilNet {
+func newAnvilNet(t testing.TB, notice time.Duration, conf uint64, anvilArgs ...string) *anvilNet {
 	t.Helper()
 	a := evmtest.StartAnvil(t, anvilArgs...)
 	n := &anvilNet{a: a, deployer: anvilKey(t, a, 0)}
@@ -51,7 +51,7 @@ func newAnvilNet(t *testing.T, notice time.Duration, conf uint64, anvilArgs ...s
 	return n
 }
 
-func (n *anvilNet) rail(t *testing.T, k *Key, conf uint64) *Rail {
+func (n *anvilNet) rail(t testing.TB, k *Key, conf uint64) *Rail {
 	t.Helper()
 	r, err := Open(t.Context(), Config{RPC: n.a.URL, Escrow: n.dep.Escrow, Token: n.dep.Token, Confirmations: conf, PollInterval: 20 * time.Millisecond, TxTimeout: 20 * time.Second, Logger: quiet}, k)
 	require.NoError(t, err)
@@ -59,19 +59,19 @@ func (n *anvilNet) rail(t *testing.T, k *Key, conf uint64) *Rail {
 	return r
 }
 
-func (n *anvilNet) mint(t *testing.T, to common.Address, amount int64) {
+func (n *anvilNet) mint(t testing.TB, to common.Address, amount int64) {
 	t.Helper()
 	require.NoError(t, MintTest(t.Context(), n.a.URL, n.deployer, n.dep.Token, to, amount))
 }
 
 // warp moves anvil's clock forward and mines a block.
-func (n *anvilNet) warp(t *testing.T, d time.Duration) {
+func (n *anvilNet) warp(t testing.TB, d time.Duration) {
 	t.Helper()
 	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "evm_increaseTime", int64(d/time.Second)))
 	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "evm_mine"))
 }
 
-func (n *anvilNet) chainNow(t *testing.T) time.Time {
+func (n *anvilNet) chainNow(t testing.TB) time.Time {
 	t.Helper()
 	h, err := n.buyer.eth.HeaderByNumber(t.Context(), nil)
 	require.NoError(t, err)
