@@ -21,7 +21,12 @@ case "${1:-}" in
   *) echo "usage: contracts/build.sh [--check]" >&2; exit 2 ;;
 esac
 
-[[ -f node_modules/solc/package.json ]] || npm ci --no-audit --no-fund --loglevel=error
+# One install at a time: tests of several packages may need the tools at once
+# (escrow/evm/evmtest takes the same lock).
+(
+  flock 9
+  [[ -f node_modules/solc/package.json ]] || npm ci --no-audit --no-fund --loglevel=error
+) 9>.install.lock
 
 artifacts=artifacts
 bindings=../escrow/evm/contract

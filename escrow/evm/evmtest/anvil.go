@@ -66,6 +66,19 @@ func AnvilPath() (string, error) {
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
+	// Test binaries of several packages may install at once: one npm ci at
+	// a time (contracts/build.sh takes the same lock).
+	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("evmtest: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("evmtest: lock %s: %w", lock.Name(), err)
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil // another process installed it while we waited
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return "", fmt.Errorf("evmtest: anvil is not installed and npm is not on PATH: install Node.js and npm (apt-get install nodejs npm), then run 'npm ci' in %s", dir)
