@@ -12,6 +12,7 @@ require (
 	github.com/corona10/goimagehash v1.1.0
 	github.com/creack/pty v1.1.24
 	github.com/dgraph-io/badger/v4 v4.9.6
+	github.com/ethereum/go-ethereum v1.17.10
 	github.com/expr-lang/expr v1.17.8
 	github.com/go-analyze/charts v0.6.4
 	github.com/google/jsonschema-go v0.4.3
@@ -83,7 +84,6 @@ require (
 	github.com/emicklei/dot v1.6.2 // indirect
 	github.com/ethereum/c-kzg-4844/v2 v2.1.8 // indirect
 	github.com/ethereum/go-bigmodexpfix v0.0.0-20250911101455-f9e208c548ab // indirect
-	github.com/ethereum/go-ethereum v1.17.10 // indirect
 	github.com/ferranbt/fastssz v0.1.4 // indirect
 	github.com/filecoin-project/go-clock v0.1.0 // indirect
 	github.com/fjl/jsonw v0.1.0 // indirect
