@@ -25,7 +25,7 @@ esac
 # (escrow/evm/evmtest takes the same lock).
 (
   flock 9
-  [[ -f node_modules/solc/package.json ]] || npm ci --no-audit --no-fund --loglevel=error
+  [[ -f node_modules/solc/package.json ]] || npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 ) 9>.install.lock
 
 artifacts=artifacts

@@ -227,10 +227,12 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 	tick := time.NewTicker(r.cfg.PollInterval)
 	defer tick.Stop()
 	var reorged error
+	var seenIn uint64 // block the receipt was last seen in
 	for {
 		rc, err := r.eth.TransactionReceipt(ctx, tx)
 		switch {
 		case err == nil:
+			seenIn = rc.BlockNumber.Uint64()
 			ok, cerr := r.confirmed(ctx, rc)
 			if cerr != nil && !errors.Is(cerr, ErrReorg) {
 				return nil, cerr
@@ -242,6 +244,12 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 				return rc, nil
 			}
 		case errors.Is(err, ethereum.NotFound):
+			if seenIn != 0 && reorged == nil {
+				// It was mined and its block is gone: back in the pool at
+				// best, dropped at worst.
+				reorged = fmt.Errorf("%w: transaction left block %d", ErrReorg, seenIn)
+				r.log.Warn("transaction's block was replaced; waiting for it again", "tx", tx.Hex(), "block", seenIn)
+			}
 		default:
 			if ctx.Err() == nil {
 				return nil, classify("receipt of "+tx.Hex(), err)

@@ -277,7 +277,9 @@ func TestReconcileDetectsReorg(t *testing.T) {
 	var snap string
 	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
 	n.mint(t, n.buyer.Address(), 1000)
-	_, err := n.buyer.Deposit(ctx, 1000)
+	txs, err := n.buyer.Deposit(ctx, 1000)
+	require.NoError(t, err)
+	depositReceipt, err := n.buyer.eth.TransactionReceipt(ctx, txs[len(txs)-1].Hash)
 	require.NoError(t, err)
 	rep, err := n.buyer.Reconcile(ctx, Cursor{}, n.dep.Block, n.buyer.Address())
 	require.NoError(t, err)
@@ -293,6 +295,10 @@ func TestReconcileDetectsReorg(t *testing.T) {
 	var re *ReorgError
 	require.True(t, errors.As(err, &re))
 	require.Equal(t, rep.Next.Block, re.Block)
+	// The deposit's receipt now names a block that is no longer canonical.
+	require.NotNil(t, depositReceipt)
+	_, err = n.buyer.confirmed(ctx, depositReceipt)
+	require.ErrorIs(t, err, ErrReorg)
 	// From the deployment block again, the deposit is gone.
 	rep, err = n.buyer.Reconcile(ctx, Cursor{}, n.dep.Block, n.buyer.Address())
 	require.NoError(t, err)
@@ -304,4 +310,40 @@ var quiet = slog.New(slog.DiscardHandler)
 
 func hexKey(k *Key) string {
 	return common.Bytes2Hex(k.priv.D.FillBytes(make([]byte, 32)))
+}
+
+// A transaction whose block is replaced while the rail waits for its
+// confirmations is reported as a reorg, not as a confirmed payment.
+func TestWaitReportsReorgOfItsTransaction(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	ctx := t.Context()
+	n.mint(t, n.buyer.Address(), 1000)
+	_, err := n.buyer.Deposit(ctx, 1000)
+	require.NoError(t, err)
+	var snap string
+	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
+	head, err := n.buyer.eth.BlockNumber(ctx)
+	require.NoError(t, err)
+
+	slow := n.rail(t, anvilKey(t, n.a, 1), 3) // the buyer again, waiting for 3 confirmations
+	slow.cfg.TxTimeout = 3 * time.Second
+	done := make(chan error, 1)
+	go func() {
+		_, err := slow.Allocate(ctx, n.seller.Address(), 10)
+		done <- err
+	}()
+	// Wait until the allocation is mined, then take its block away.
+	require.Eventually(t, func() bool {
+		h, err := n.buyer.eth.BlockNumber(ctx)
+		return err == nil && h > head
+	}, 5*time.Second, 10*time.Millisecond)
+	// Let the waiting rail see its receipt (it polls every 20 ms) before the
+	// block goes: a receipt never seen is a timeout, not a reorg.
+	time.Sleep(10 * slow.cfg.PollInterval)
+	var ok bool
+	require.NoError(t, n.rpc.CallContext(ctx, &ok, "evm_revert", snap))
+	require.True(t, ok)
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", 4))
+	err = <-done
+	require.ErrorIs(t, err, ErrReorg)
 }

@@ -83,7 +83,9 @@ func AnvilPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("evmtest: anvil is not installed and npm is not on PATH: install Node.js and npm (apt-get install nodejs npm), then run 'npm ci' in %s", dir)
 	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	// --ignore-scripts: the binary comes in an optional dependency; anvil's
+	// postinstall would only fetch it again.
+	cmd := exec.Command(npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("evmtest: npm ci in %s: %w\n%s", dir, err, out)
