@@ -73,7 +73,9 @@ func runModel(t *testing.T, seed uint64) {
 	sellers := []string{"seller", "seller2"}
 	m := &model{free: map[string]int64{}, lines: map[[2]string]*modelLine{}, jobs: map[[3]string]*modelJob{}, paid: map[string]int64{}}
 	for _, b := range buyers {
-		d.ok(func() (*types.Transaction, error) { return d.token.Mint(d.opts("deployer"), d.key(b).Address(), big64(1<<40)) })
+		d.ok(func() (*types.Transaction, error) {
+			return d.token.Mint(d.opts("deployer"), d.key(b).Address(), big64(1<<40))
+		})
 		d.ok(func() (*types.Transaction, error) { return d.token.Approve(d.opts(b), d.escAt, big64(1<<40)) })
 	}
 	var held []signed
