@@ -110,6 +110,7 @@ func commands() []*cli.Command {
 		rateCommand(),
 		walletCommand(),
 		escrowCommand(),
+		chainCommand(),
 		mcpCommand(),
 		demoCommand(),
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/escrow/evm"
+)
+
+const (
+	rpcFlag       = "rpc"
+	keyFileFlag   = "key-file"
+	tokenFlag     = "token"
+	testTokenFlag = "test-token"
+	noticeFlag    = "notice"
+)
+
+// deployTimeout bounds chain deploy: two transactions and their receipts.
+const deployTimeout = 5 * time.Minute
+
+// chainCommand groups the commands that act on an EVM chain directly,
+// without a repo (package escrow/evm).
+func chainCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "chain",
+		Usage:       "act on an EVM chain for the evm settlement rail (deploy the escrow contract)",
+		Subcommands: []*cli.Command{chainDeployCommand()},
+	}
+}
+
+func chainDeployCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "deploy",
+		Usage: "deploy the escrow contract (and with --test-token a 6-decimal test stablecoin) once per chain; share its address",
+		Description: "Deploys SwarmwageEscrow for one ERC-20 token, paying gas from the key in --key-file (hex, as\n" +
+			"wallets export it). The contract has no owner: nothing about it can change after deployment.\n" +
+			"--notice is how long a buyer's withdrawal of a seller's line waits (default 7d; short values\n" +
+			"such as 60s are for dev chains). With --test-token the key's address may mint the token.",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: rpcFlag, Usage: "the chain's JSON-RPC `URL`"},
+			&cli.StringFlag{Name: keyFileFlag, Usage: "`FILE` with the deployer's secp256k1 private key (hex); it pays the gas"},
+			&cli.StringFlag{Name: tokenFlag, Usage: "the ERC-20 `ADDR` the escrow holds (USDC on Base: 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913)"},
+			&cli.BoolFlag{Name: testTokenFlag, Usage: "deploy a test stablecoin (6 decimals, the deployer may mint) and use it"},
+			&cli.StringFlag{Name: noticeFlag, Usage: "withdrawal notice `DURATION` (Go duration or days: 60s, 168h, 7d)", Value: "7d"},
+			jsonOutFlag(),
+		},
+		Action: chainDeployAction,
+	}
+}
+
+// chainDeployResult is what chain deploy --json prints.
+type chainDeployResult struct {
+	ChainID int64  `json:"chain_id"`
+	Escrow  string `json:"escrow"`
+	Token   string `json:"token"`
+}
+
+func chainDeployAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrf("chain deploy takes no arguments, got %q", c.Args().First())
+	}
+	rpc := c.String(rpcFlag)
+	if rpc == "" {
+		return usageErrf("--rpc URL is required (for a local anvil: --rpc http://127.0.0.1:8545)")
+	}
+	keyFile := c.String(keyFileFlag)
+	if keyFile == "" {
+		return usageErrf("--key-file FILE is required: the deployer's private key, which pays the gas")
+	}
+	opts := evm.DeployOptions{TestToken: c.Bool(testTokenFlag), Logger: slog.New(slog.DiscardHandler)}
+	if tok := c.String(tokenFlag); tok != "" {
+		if !common.IsHexAddress(tok) {
+			return usageErrf("--token %q is not an address (0x and 40 hex digits)", tok)
+		}
+		opts.Token = common.HexToAddress(tok)
+	}
+	if opts.TestToken == (opts.Token != common.Address{}) {
+		return usageErrf("give exactly one of --token ADDR and --test-token")
+	}
+	notice, err := parseNotice(c.String(noticeFlag))
+	if err != nil {
+		return usageErr(err)
+	}
+	opts.Notice = notice
+	key, shared, err := evm.ReadKeyFile(keyFile)
+	if err != nil {
+		return usageErr(err)
+	}
+	if shared {
+		fmt.Fprintf(c.App.ErrWriter, "Warning: %s can be read by other users; it holds a key that pays gas (chmod 600 %s)\n", keyFile, keyFile)
+	}
+	ctx, cancel := context.WithTimeout(c.Context, deployTimeout)
+	defer cancel()
+	dep, err := evm.Deploy(ctx, rpc, key, opts)
+	if err != nil {
+		if errors.Is(err, evm.ErrUsage) {
+			return usageErr(err)
+		}
+		return exitErr(exitFailure, fmt.Errorf("deploy on %s: %w", rpc, err))
+	}
+	res := chainDeployResult{ChainID: dep.ChainID, Escrow: dep.Escrow.Hex(), Token: dep.Token.Hex()}
+	if c.Bool(jsonFlag) {
+		return printJSON(c, res)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "escrow  %s\ntoken   %s\nchain   %d (deployed in block %d, notice %s)\n", res.Escrow, res.Token, res.ChainID, dep.Block, notice)
+	fmt.Fprintf(w, "Nodes use it with: swarmwage init --settlement evm --rpc %s --escrow %s --token %s\n", rpc, res.Escrow, res.Token)
+	return nil
+}
+
+// parseNotice reads a notice: a Go duration (60s, 168h) or whole days (7d),
+// in whole seconds.
+func parseNotice(s string) (time.Duration, error) {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseUint(days, 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("--notice %q: want a duration such as 60s, 168h or 7d", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("--notice %q: want a duration such as 60s, 168h or 7d", s)
+		}
+	}
+	if d < time.Second || d%time.Second != 0 {
+		return 0, fmt.Errorf("--notice %q: want whole seconds, at least 1s", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,108 @@
+// Package evm is the evm settlement rail: the node's side of the
+// SwarmwageEscrow contract (contracts/SwarmwageEscrow.sol) on an EVM chain
+// holding one ERC-20 stablecoin (USDC on Base in production, a
+// TestStablecoin on a dev chain). The escrow package keeps the state machine
+// and the Badger records; this package signs and checks the vouchers, moves
+// the money on chain and reports what the chain says, and the contract is the
+// one arbiter both sides reconcile from.
+//
+// # Money on chain
+//
+// A buyer deposits once (Deposit: approve + deposit) into its free balance
+// and allocates part of it to a line per seller (EnsureLine, one transaction
+// the first time it hires a seller, then only when the line runs short: it
+// allocates a chunk). A line backs the buyer's locks with that seller only:
+// a seller can count its own open locks but not the buyer's locks with
+// others, so a pool shared by all sellers could be over-committed without
+// any seller noticing. The free balance backs nothing and leaves at once
+// (WithdrawFree); a line leaves only RequestWithdraw + the escrow's notice
+// later (Withdraw).
+//
+// Amounts are int64 base units of the token. For a 6-decimal stablecoin one
+// base unit is one micro-dollar, the same scale as the escrow package's
+// micro-credits, so amounts carry over unchanged.
+//
+// # A hire (no transaction on the happy path)
+//
+//	buyer                                        seller
+//	EnsureLine (tx only if the line is short)
+//	SignLock(job, seller, amount, notBefore) --> CheckLock(lock, open): signature, for this
+//	                                             node, notBefore within AcceptHorizon, line
+//	                                             balance - withdrawing - open >= amount at
+//	                                             the confirmation depth
+//	verify the output ...
+//	pass: SignRelease(lock) -------------------> VerifyRelease; queue; Redeem(batch) later
+//	fail: Cancel(seller, job) on chain (tx) ---> the lock can no longer be claimed
+//	silent past notBefore ---------------------> Redeem(lock): the contract pays the claim
+//
+// notBefore is the job's deadline plus its verification window plus the
+// settle grace: the buyer's decision comes first, as on the credits rail. A
+// buyer's cancel counts only before notBefore; a release always pays; each
+// (buyer, seller, job) pays at most once; a voucher is bound to the chain ID
+// and the escrow's address (EIP-712 domain), so it never pays on another
+// chain or contract.
+//
+// A seller accepts locks only with notBefore within AcceptHorizon (half the
+// notice) of now: a withdrawal request takes the whole notice to execute, so
+// every lock accepted before the request can be claimed for at least half
+// the notice before the money can leave, and coverage subtracts a pending
+// withdrawal for locks accepted after it. A seller watches Reconcile's
+// withdraw_requested line events and claims its open locks on that line at
+// their notBefore.
+//
+// # Errors
+//
+// ErrChainDown (RPC unreachable), ErrReorg (a block relied on was replaced;
+// *ReorgError for a reconcile cursor), ErrNoGas (no native currency for
+// gas), ErrNotCovered (a line or the free balance is short at the
+// confirmation depth), ErrReverted (the contract refused; the message names
+// its error), ErrWrongChain (the RPC serves another chain or the address is
+// no escrow for the token), ErrBadSignature and ErrInvalidVoucher (a peer's
+// voucher). No hire may proceed on a lock CheckLock did not accept.
+//
+// # Keys
+//
+// The node's secp256k1 key is KeyFileName (evm.key, 0600, hex text) in the
+// repo, created by LoadOrCreateKey or imported by ImportKey. A Key prints as
+// its address only; it is never logged.
+//
+// # The rail interface proposed for package escrow
+//
+// The escrow state machine would call the rail at its transitions; on the
+// credits rail every method is a no-op or a ledger entry. Proposed (names
+// free to change), with the *Rail method that implements each:
+//
+//	type Rail interface {
+//		Name() string // "credits" or "evm"
+//		// Buyer, before Lock: make amount available to seller (EnsureLine)
+//		// and return the rail's signed lock to carry in the Lock message
+//		// (SignLock; JSON of evm.Lock).
+//		PrepareLock(ctx context.Context, t LockTerms) (proof json.RawMessage, err error)
+//		// Seller, in AcceptLock: the lock proof covers the job (CheckLock;
+//		// open = the seller's unpaid locks from this buyer, from Badger).
+//		CheckLock(ctx context.Context, t LockTerms, proof json.RawMessage, open int64) error
+//		// Buyer, in Release: the signed release to send (SignRelease).
+//		Release(ctx context.Context, t LockTerms, lockProof json.RawMessage) (json.RawMessage, error)
+//		// Seller, in ApplySettle(release): check it (Domain.VerifyRelease);
+//		// the seller queues it and redeems in batches (Redeem).
+//		CheckRelease(ctx context.Context, t LockTerms, release json.RawMessage) error
+//		// Buyer, in Refund (failed verification, deadline): Cancel on chain
+//		// before notBefore; must be retried until it is mined.
+//		Refund(ctx context.Context, t LockTerms) error
+//		// Both, at start-up and on a timer: on-chain outcomes since the
+//		// cursor (Reconcile); the chain's outcome wins over either ledger.
+//		Reconcile(ctx context.Context, since Cursor) (*Report, error)
+//	}
+//
+//	type LockTerms struct {
+//		JobID     string         // escrow's job ID; JobID maps it to bytes32
+//		Buyer     common.Address // from the buyer's signed lock
+//		Seller    common.Address // payout address from the seller's signed listing
+//		Amount    int64
+//		NotBefore time.Time      // deadline + window + settle grace
+//	}
+//
+// Precedence on the evm rail: Paid on chain (released or claimed) makes the
+// job released in both ledgers; Cancelled before notBefore with no payment
+// makes it refunded; anything else is still open and its timers run.
+package evm

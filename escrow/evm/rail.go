@@ -1,0 +1,308 @@
+package evm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"sync"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/swarmwage/swarmwage/escrow/evm/contract"
+)
+
+// Defaults of Config.
+const (
+	// DefaultConfirmations: a block counts once it is included (1). Public
+	// chains want more: Base's sequencer makes reorgs rare, but a seller
+	// that wants to survive one sets a few.
+	DefaultConfirmations = 1
+	// DefaultPollInterval is how often the rail polls for receipts and new
+	// blocks.
+	DefaultPollInterval = 250 * time.Millisecond
+	// DefaultTxTimeout bounds the wait for one transaction's confirmations.
+	DefaultTxTimeout = 2 * time.Minute
+)
+
+// Config says which chain, contract and token the rail uses.
+type Config struct {
+	// RPC is the chain's JSON-RPC URL (http, https, ws or wss).
+	RPC string
+	// Escrow is the SwarmwageEscrow contract's address.
+	Escrow common.Address
+	// Token is the ERC-20 the escrow holds; Open checks the escrow's own.
+	Token common.Address
+	// Confirmations: blocks (including the one with the event) before the
+	// rail trusts state or an event. 0 means DefaultConfirmations.
+	Confirmations uint64
+	// PollInterval: 0 means DefaultPollInterval.
+	PollInterval time.Duration
+	// TxTimeout: 0 means DefaultTxTimeout.
+	TxTimeout time.Duration
+	// Logger: nil means slog.Default(). The key is never logged.
+	Logger *slog.Logger
+}
+
+// Rail is one node's connection to the escrow contract: its key, the
+// bindings and the chain's parameters. Safe for concurrent use;
+// transactions from the rail's key are sent one at a time so their nonces
+// never collide.
+type Rail struct {
+	cfg    Config
+	key    *Key
+	eth    *ethclient.Client
+	esc    *contract.SwarmwageEscrow
+	tok    *contract.TestStablecoin // used for the plain ERC-20 calls only
+	domain Domain
+	notice time.Duration
+	abis   []*abi.ABI
+	log    *slog.Logger
+
+	sendMu sync.Mutex
+}
+
+// Open dials cfg.RPC and checks that it serves a chain on which cfg.Escrow is
+// a SwarmwageEscrow for cfg.Token. The error wraps ErrChainDown or
+// ErrWrongChain.
+func Open(ctx context.Context, cfg Config, key *Key) (*Rail, error) {
+	if key == nil {
+		return nil, errors.New("evm: open rail: no key")
+	}
+	if cfg.Confirmations == 0 {
+		cfg.Confirmations = DefaultConfirmations
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.TxTimeout <= 0 {
+		cfg.TxTimeout = DefaultTxTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	eth, err := ethclient.DialContext(ctx, cfg.RPC)
+	if err != nil {
+		return nil, classify("dial "+cfg.RPC, err)
+	}
+	r, err := newRail(ctx, cfg, key, eth)
+	if err != nil {
+		eth.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func newRail(ctx context.Context, cfg Config, key *Key, eth *ethclient.Client) (*Rail, error) {
+	chainID, err := eth.ChainID(ctx)
+	if err != nil {
+		return nil, classify("chain ID of "+cfg.RPC, err)
+	}
+	code, err := eth.CodeAt(ctx, cfg.Escrow, nil)
+	if err != nil {
+		return nil, classify("read escrow code", err)
+	}
+	if len(code) == 0 {
+		return nil, fmt.Errorf("%w: no contract at escrow %s on chain %s", ErrWrongChain, cfg.Escrow, chainID)
+	}
+	esc, err := contract.NewSwarmwageEscrow(cfg.Escrow, eth)
+	if err != nil {
+		return nil, fmt.Errorf("bind escrow: %w", err)
+	}
+	tok, err := contract.NewTestStablecoin(cfg.Token, eth)
+	if err != nil {
+		return nil, fmt.Errorf("bind token: %w", err)
+	}
+	call := &bind.CallOpts{Context: ctx}
+	escToken, err := esc.Token(call)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s does not answer as a SwarmwageEscrow: %v", ErrWrongChain, cfg.Escrow, err)
+	}
+	if escToken != cfg.Token {
+		return nil, fmt.Errorf("%w: escrow %s holds token %s, config says %s", ErrWrongChain, cfg.Escrow, escToken, cfg.Token)
+	}
+	notice, err := esc.Notice(call)
+	if err != nil {
+		return nil, classify("read notice", err)
+	}
+	escABI, err := contract.SwarmwageEscrowMetaData.GetAbi()
+	if err != nil {
+		return nil, err
+	}
+	tokABI, err := contract.TestStablecoinMetaData.GetAbi()
+	if err != nil {
+		return nil, err
+	}
+	return &Rail{
+		cfg: cfg, key: key, eth: eth, esc: esc, tok: tok,
+		domain: Domain{ChainID: chainID, Escrow: cfg.Escrow},
+		notice: time.Duration(notice) * time.Second,
+		abis:   []*abi.ABI{escABI, tokABI},
+		log:    cfg.Logger.With("rail", "evm", "chain_id", chainID.String(), "escrow", cfg.Escrow.Hex()),
+	}, nil
+}
+
+// Close closes the RPC connection.
+func (r *Rail) Close() { r.eth.Close() }
+
+// Address is the node's address on the chain: buyer and seller identity,
+// payout address and gas payer.
+func (r *Rail) Address() common.Address { return r.key.Address() }
+
+// Domain is the EIP-712 domain of the rail's escrow.
+func (r *Rail) Domain() Domain { return r.domain }
+
+// Notice is the escrow's withdrawal notice.
+func (r *Rail) Notice() time.Duration { return r.notice }
+
+// Confirmations is the rail's confirmation depth.
+func (r *Rail) Confirmations() uint64 { return r.cfg.Confirmations }
+
+// TxResult is one mined and confirmed transaction.
+type TxResult struct {
+	Hash    common.Hash
+	Block   uint64
+	GasUsed uint64
+	// Fee is what the transaction cost in the chain's native currency (wei).
+	Fee *big.Int
+}
+
+// send builds a transaction with build (given options that do not send),
+// checks the gas money, sends it, and waits for its confirmations. Only one
+// send runs at a time per rail.
+func (r *Rail) send(ctx context.Context, what string, build func(*bind.TransactOpts) (*types.Transaction, error)) (*TxResult, *types.Receipt, error) {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	opts, err := r.key.Transactor(r.domain.ChainID)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Context = ctx
+	opts.NoSend = true
+	bal, err := r.eth.BalanceAt(ctx, r.Address(), nil)
+	if err != nil {
+		return nil, nil, classify(what+": read gas balance", err)
+	}
+	if bal.Sign() == 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %s has no native currency to pay gas with; send it some", what, ErrNoGas, r.Address())
+	}
+	tx, err := build(opts) // estimates gas: a call the contract would refuse fails here
+	if err != nil {
+		return nil, nil, classify(what, err, r.abis...)
+	}
+	if bal.Cmp(tx.Cost()) < 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %s has %s wei, the transaction may cost %s; send it some of the chain's native currency",
+			what, ErrNoGas, r.Address(), bal, tx.Cost())
+	}
+	if err := r.eth.SendTransaction(ctx, tx); err != nil {
+		return nil, nil, classify(what+": send", err, r.abis...)
+	}
+	r.log.Debug("transaction sent", "what", what, "tx", tx.Hash().Hex(), "gas_limit", tx.Gas())
+	rc, err := r.waitConfirmed(ctx, tx.Hash())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	res := &TxResult{Hash: tx.Hash(), Block: rc.BlockNumber.Uint64(), GasUsed: rc.GasUsed,
+		Fee: new(big.Int).Mul(new(big.Int).SetUint64(rc.GasUsed), rc.EffectiveGasPrice)}
+	if rc.Status != types.ReceiptStatusSuccessful {
+		return res, rc, fmt.Errorf("%s: %w: transaction %s reverted in block %d", what, ErrReverted, tx.Hash().Hex(), res.Block)
+	}
+	return res, rc, nil
+}
+
+// waitConfirmed waits until tx is in a block with Confirmations-1 blocks on
+// top, and checks that block is still canonical. A receipt whose block was
+// replaced is waited for again (the transaction may be mined anew) until
+// TxTimeout; then the error wraps ErrReorg.
+func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receipt, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.TxTimeout)
+	defer cancel()
+	tick := time.NewTicker(r.cfg.PollInterval)
+	defer tick.Stop()
+	var reorged error
+	var seenIn uint64 // block the receipt was last seen in
+	for {
+		rc, err := r.eth.TransactionReceipt(ctx, tx)
+		switch {
+		case err == nil:
+			seenIn = rc.BlockNumber.Uint64()
+			ok, cerr := r.confirmed(ctx, rc)
+			if cerr != nil && !errors.Is(cerr, ErrReorg) {
+				return nil, cerr
+			}
+			if cerr != nil {
+				reorged = cerr
+				r.log.Warn("transaction's block was replaced; waiting for it again", "tx", tx.Hex(), "err", cerr)
+			} else if ok {
+				return rc, nil
+			}
+		case errors.Is(err, ethereum.NotFound):
+			if seenIn != 0 && reorged == nil {
+				// It was mined and its block is gone: back in the pool at
+				// best, dropped at worst.
+				reorged = fmt.Errorf("%w: transaction left block %d", ErrReorg, seenIn)
+				r.log.Warn("transaction's block was replaced; waiting for it again", "tx", tx.Hex(), "block", seenIn)
+			}
+		default:
+			if ctx.Err() == nil {
+				return nil, classify("receipt of "+tx.Hex(), err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if reorged != nil {
+				return nil, fmt.Errorf("transaction %s not confirmed: %w", tx.Hex(), reorged)
+			}
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("transaction %s not confirmed within %s: %w", tx.Hex(), r.cfg.TxTimeout, ErrChainDown)
+			}
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// confirmed reports whether rc's block has the confirmation depth, and
+// returns ErrReorg if the canonical block at its height is another.
+func (r *Rail) confirmed(ctx context.Context, rc *types.Receipt) (bool, error) {
+	head, err := r.eth.BlockNumber(ctx)
+	if err != nil {
+		return false, classify("block number", err)
+	}
+	n := rc.BlockNumber.Uint64()
+	if head+1 < n+r.cfg.Confirmations {
+		return false, nil
+	}
+	h, err := r.eth.HeaderByNumber(ctx, rc.BlockNumber)
+	if err != nil {
+		return false, classify(fmt.Sprintf("header %d", n), err)
+	}
+	if h.Hash() != rc.BlockHash {
+		return false, fmt.Errorf("%w: block %d was %s, is now %s", ErrReorg, n, rc.BlockHash.Hex(), h.Hash().Hex())
+	}
+	return true, nil
+}
+
+// confirmedHead is the newest block with the confirmation depth.
+func (r *Rail) confirmedHead(ctx context.Context) (*types.Header, error) {
+	head, err := r.eth.BlockNumber(ctx)
+	if err != nil {
+		return nil, classify("block number", err)
+	}
+	n := uint64(0)
+	if head+1 >= r.cfg.Confirmations {
+		n = head + 1 - r.cfg.Confirmations
+	}
+	h, err := r.eth.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if err != nil {
+		return nil, classify(fmt.Sprintf("header %d", n), err)
+	}
+	return h, nil
+}
