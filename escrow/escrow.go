@@ -55,8 +55,8 @@ type Escrow struct {
 	// role and counterparty (reserveRail).
 	railMu       sync.Mutex
 	railReserved map[string]int64
- // held shared by changes in flight, exclusive by Close
-	closed  atomic.Bool
+	// held shared by changes in flight, exclusive by Close
+	closed atomic.Bool
 
 	ctx       context.Context
 	cancel    context.CancelFunc

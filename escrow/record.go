@@ -188,8 +188,8 @@ type Record struct {
 	ChainOutcome string
 	ChainTx      string
 	Lock         *Lock
-	Delivery *Delivery
-	Settle   *Settle
+	Delivery     *Delivery
+	Settle       *Settle
 }
 
 type recordJSON struct {
