@@ -165,6 +165,8 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 			lastErr = err
 			continue
 		}
+		m.log.Info("job bought", "job", res.JobID, "capability", req.Capability, "seller", c.Peer.ID, "outcome", res.State,
+			"price", res.Price.String(), "duration", time.Duration(res.DurationMS)*time.Millisecond, "err", err)
 		return withRoute(res), err
 	}
 	if lastErr == nil && riskErr != nil {

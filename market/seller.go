@@ -515,6 +515,7 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, msg, took.Milliseconds(), time.Now().UTC()
 		})
 		stream.send(Event{Type: EventError, JobID: jobID, Message: msg, Status: status, Reasons: reasons})
+		s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "failed", "class", msg, "duration", took.Round(time.Millisecond))
 		return
 	}
 	d, err := s.m.escrow.Deliver(ctx, jobID, out)
@@ -530,6 +531,7 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	})
+	s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
 func truncateText(s string, n int) string {
