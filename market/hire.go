@@ -48,6 +48,9 @@ var (
 	// ErrVerificationFailed: the output failed local verification; the
 	// hold was refunded.
 	ErrVerificationFailed = errors.New("verification failed")
+	// ErrTimedOut: no result within the hire's timeout while the seller was
+	// still reachable and working; the hold was refunded.
+	ErrTimedOut = errors.New("no result within the timeout")
 	// ErrNeedsConfirm: the capability is risk tier 3 and the hire was not
 	// confirmed.
 	ErrNeedsConfirm = errors.New("risk tier 3 capability needs confirmation")
@@ -364,6 +367,9 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		}
 		return r, err
 	}
+	if errors.Is(runErr, ErrTimedOut) {
+		return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w of %s: the seller was still working; the hold was refunded; raise --timeout", ErrTimedOut, req.Timeout))
+	}
 	if runErr != nil {
 		return m.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
 	}
@@ -402,7 +408,7 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 		if errors.As(err, &se) {
 			return nil, nil, err
 		}
-		return m.pollJob(ctx, seller, lock)
+		return m.pollJob(ctx, seller, lock, false)
 	}
 	defer resp.Body.Close()
 	r := bufio.NewReaderSize(resp.Body, 64<<10)
@@ -410,7 +416,9 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
 			m.log.Debug("job stream broke", "job", lock.JobID, "err", err)
-			return m.pollJob(ctx, seller, lock)
+			// The seller accepted the job and streamed its progress: if the
+			// deadline ends it now, the seller was still working.
+			return m.pollJob(ctx, seller, lock, true)
 		}
 		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
@@ -427,6 +435,9 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 			}
 			return ev.Output, d, nil
 		case EventError:
+			if ev.Status == http.StatusGatewayTimeout {
+				return nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, ev.Message)
+			}
 			msg := ev.Message
 			for _, reason := range ev.Reasons {
 				msg += "; " + reason
@@ -439,10 +450,16 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 // pollJob asks the seller for a job's result until the lock's deadline. A
 // seller that cannot be reached is looked up again (peer routing): it may
 // have restarted on other addresses.
-func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock) (json.RawMessage, *escrow.Delivery, error) {
+func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, working bool) (json.RawMessage, *escrow.Delivery, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	failures := 0
+	silent := func() error {
+		if working {
+			return fmt.Errorf("%w: the seller was still working at the job deadline", ErrTimedOut)
+		}
+		return errors.New("seller silent past the job deadline")
+	}
 	for {
 		pctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		var st JobStatus
@@ -459,16 +476,20 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 				return st.Output, d, nil
 			case st.Status == StatusFailed:
 				return nil, nil, fmt.Errorf("seller reports the job failed: %s", st.Error)
+			case st.Status == StatusTimedOut:
+				return nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, st.Error)
 			}
+			working = st.Status == StatusRunning
 		} else if failures++; failures%3 == 0 {
+			working = false
 			seller = m.resolve(ctx, seller)
 		}
 		if !m.cfg.now().Before(lock.Deadline) {
-			return nil, nil, errors.New("seller silent past the job deadline")
+			return nil, nil, silent()
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, errors.New("seller silent past the job deadline")
+			return nil, nil, silent()
 		case <-t.C:
 		}
 	}

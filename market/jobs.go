@@ -32,6 +32,9 @@ const (
 	StatusFailed             = "failed"
 	StatusVerified           = "verified"
 	StatusVerificationFailed = "verification_failed"
+	// StatusTimedOut: no result by the job's deadline (the buyer's
+	// timeout) while the seller was still working; refunded, not failed.
+	StatusTimedOut = "timed_out"
 )
 
 var (

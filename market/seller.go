@@ -462,6 +462,10 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	for {
 		select {
 		case res := <-done:
+			if res.err != nil && !s.m.cfg.now().Before(lock.Deadline) {
+				s.timedOut(stream, lock, time.Since(start))
+				return
+			}
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
 		case <-ctx.Done():
@@ -470,7 +474,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 			}
 			// A handler that ignores its context still loses the job at
 			// the deadline; its goroutine keeps the slot until it returns.
-			s.finish(stream, lock, nil, fmt.Errorf("%w: handler timed out at the job deadline", ErrHandler), time.Since(start))
+			s.timedOut(stream, lock, time.Since(start))
 			return
 		case <-tick.C:
 			stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
@@ -490,6 +494,19 @@ func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (o
 		return s.m.cfg.runHandler(ctx, input)
 	}
 	return s.m.handlers.run(ctx, o, input)
+}
+
+// timedOut ends a job whose deadline (the buyer's timeout) passed before
+// its handler finished. It is not the handler's failure: the escrow stays
+// locked and the deadline refunds it on both sides; the record says
+// timed_out.
+func (s *seller) timedOut(stream *eventWriter, lock *escrow.Lock, took time.Duration) {
+	msg := "no result by the job deadline (the buyer's timeout)"
+	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+		r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusTimedOut, msg, took.Milliseconds(), time.Now().UTC()
+	})
+	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGatewayTimeout})
+	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "timed out", "duration", took.Round(time.Millisecond))
 }
 
 // finish delivers the output (or fails the job) and sends the last event.

@@ -101,6 +101,7 @@ const (
 	OutcomeNoSeller           = "no_seller"
 	OutcomeJobFailed          = "job_failed"
 	OutcomeVerificationFailed = "verification_failed"
+	OutcomeTimedOut           = "timed_out"
 	OutcomeNeedsConfirm       = "needs_confirm"
 	OutcomeSpendCap           = "spend_cap"
 	OutcomeError              = "error"
@@ -482,6 +483,8 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeNoSeller
 	case errors.Is(err, market.ErrVerificationFailed):
 		return OutcomeVerificationFailed
+	case errors.Is(err, market.ErrTimedOut):
+		return OutcomeTimedOut
 	case errors.Is(err, market.ErrJobFailed):
 		return OutcomeJobFailed
 	default:

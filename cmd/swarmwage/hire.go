@@ -25,6 +25,7 @@ const (
 	exitNoSeller           = 3
 	exitJobFailed          = 4
 	exitVerificationFailed = 5
+	exitTimedOut           = 6
 )
 
 // maxInputFile caps an input document read from a file or stdin.
@@ -39,7 +40,8 @@ func hireCommand() *cli.Command {
 verification window for capabilities without a standard verifier); 1 other
 error; 2 usage or invalid input; 3 no seller at or under --max-price within
 the timeout; 4 the job failed at the seller (refunded); 5 verification
-failed (refunded).`,
+failed (refunded); 6 no result within --timeout while the seller was still
+working (refunded).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
@@ -206,6 +208,8 @@ func hireExitCode(outcome string) int {
 		return exitJobFailed
 	case node.OutcomeVerificationFailed:
 		return exitVerificationFailed
+	case node.OutcomeTimedOut:
+		return exitTimedOut
 	default:
 		return exitFailure
 	}
