@@ -48,6 +48,10 @@ var (
 	// ErrVerificationFailed: the output failed local verification; the
 	// hold was refunded.
 	ErrVerificationFailed = errors.New("verification failed")
+	// ErrCancelled: the buyer cancelled the hire (jobs cancel, Ctrl-C)
+	// before its output was delivered; the hold was refunded. A caller
+	// cancels a hire with context.WithCancelCause(ctx) and this cause.
+	ErrCancelled = errors.New("cancelled by the buyer")
 	// ErrTimedOut: no result within the hire's timeout while the seller was
 	// still reachable and working; the hold was refunded.
 	ErrTimedOut = errors.New("no result within the timeout")
@@ -367,6 +371,10 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		}
 		return r, err
 	}
+	if runErr != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+		r, err := m.refund(res, ErrCancelled.Error(), nil, ErrCancelled)
+		return r, err
+	}
 	if errors.Is(runErr, ErrTimedOut) {
 		return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w of %s: the seller was still working; the hold was refunded; raise --timeout", ErrTimedOut, req.Timeout))
 	}
@@ -411,11 +419,18 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 		return m.pollJob(ctx, seller, lock, false)
 	}
 	defer resp.Body.Close()
+	// A stream read does not watch the context by itself: close the body
+	// when the hire is cancelled or its deadline passes.
+	stopWatch := context.AfterFunc(jctx, func() { resp.Body.Close() })
+	defer stopWatch()
 	r := bufio.NewReaderSize(resp.Body, 64<<10)
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
 			m.log.Debug("job stream broke", "job", lock.JobID, "err", err)
+			if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+				return nil, nil, ErrCancelled
+			}
 			// The seller accepted the job and streamed its progress: if the
 			// deadline ends it now, the seller was still working.
 			return m.pollJob(ctx, seller, lock, true)
@@ -782,4 +797,28 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 	}
 	return fmt.Errorf("%w of %s at or under %s credits: %d seller(s) found, the cheapest asks %s; raise --max-price",
 		ErrNoSeller, req.Capability, escrow.FormatAmount(req.MaxPrice), len(found), cheapest)
+}
+
+// CancelJob cancels a job this node bought that no live hire of this
+// process follows (it was detached, or resumed after a restart) and that
+// is not delivered yet: it refunds the hold and tells the seller. A live
+// hire is cancelled through its context instead (ErrCancelled). A
+// delivered job fails with escrow.ErrBadState: it is being verified and
+// settles by itself.
+func (m *Market) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	er, err := m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+	if err != nil {
+		return escrow.Record{}, err
+	}
+	switch {
+	case er.State == escrow.StateDelivered:
+		return er, fmt.Errorf("job %s was delivered: %w; it is verified and settles by itself", jobID, escrow.ErrBadState)
+	case er.State.Final():
+		return er, nil
+	}
+	res := HireResult{JobID: jobID, Seller: er.Seller, Capability: er.Capability, Price: Credits(er.Amount)}
+	if _, err := m.refund(res, ErrCancelled.Error(), nil, nil); err != nil {
+		return er, err
+	}
+	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }

@@ -70,9 +70,33 @@ type JobRecord struct {
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	DurationMS   int64           `json:"duration_ms"`
+	// Events is the job's event history as the buyer saw it (accepted,
+	// progress, result or error), without outputs; at most maxJobEvents.
+	Events []JobEvent `json:"events,omitempty"`
 	// SettleSent is set once the seller acknowledged the buyer's settle.
 	SettleSent bool `json:"settle_sent,omitempty"`
 	Rating     int  `json:"rating,omitempty"`
+}
+
+// maxJobEvents caps the event history kept with a job record: a long job
+// sends a progress event every second.
+const maxJobEvents = 64
+
+// JobEvent is one event of a job's history.
+type JobEvent struct {
+	At        time.Time `json:"at"`
+	Type      string    `json:"type"`
+	Message   string    `json:"message,omitempty"`
+	ElapsedMS int64     `json:"elapsed_ms,omitempty"`
+}
+
+// SaveEvents keeps a bought job's event history with its record: the
+// first events and the last ones when there are more than fit.
+func (m *Market) SaveEvents(jobID string, evs []JobEvent) {
+	if len(evs) > maxJobEvents {
+		evs = append(append([]JobEvent{}, evs[:maxJobEvents/2]...), evs[len(evs)-maxJobEvents/2:]...)
+	}
+	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Events = evs })
 }
 
 // jobs stores job records and ratings.

@@ -91,8 +91,9 @@ type seller struct {
 	// Per-peer limits, so that one buyer cannot take every slot or keep
 	// the node signing quotes.
 	mu       sync.Mutex
-	perPeer  map[peer.ID]int           // jobs in flight per buyer
-	limiters map[peer.ID]*rate.Limiter // quote requests per buyer
+	perPeer  map[peer.ID]int               // jobs in flight per buyer
+	limiters map[peer.ID]*rate.Limiter     // quote requests per buyer
+	running  map[string]context.CancelFunc // jobs whose handler runs, to stop one the buyer refunded
 }
 
 const (
@@ -111,6 +112,7 @@ func newSeller(m *Market) *seller {
 		slots:    make(chan struct{}, m.cfg.concurrency),
 		perPeer:  make(map[peer.ID]int),
 		limiters: make(map[peer.ID]*rate.Limiter),
+		running:  make(map[string]context.CancelFunc),
 	}
 }
 
@@ -441,6 +443,14 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 
 	ctx, cancel := context.WithDeadline(s.m.ctx, lock.Deadline)
 	defer cancel()
+	s.mu.Lock()
+	s.running[lock.JobID] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, lock.JobID)
+		s.mu.Unlock()
+	}()
 	type result struct {
 		out json.RawMessage
 		err error
@@ -462,6 +472,10 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	for {
 		select {
 		case res := <-done:
+			if res.err != nil && ctx.Err() == context.Canceled && s.m.ctx.Err() == nil {
+				s.cancelled(stream, lock)
+				return
+			}
 			if res.err != nil && !s.m.cfg.now().Before(lock.Deadline) {
 				s.timedOut(stream, lock, time.Since(start))
 				return
@@ -471,6 +485,10 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		case <-ctx.Done():
 			if s.m.ctx.Err() != nil {
 				return // shutting down: the restart reconciles the job
+			}
+			if ctx.Err() == context.Canceled {
+				s.cancelled(stream, lock)
+				return
 			}
 			// A handler that ignores its context still loses the job at
 			// the deadline; its goroutine keeps the slot until it returns.
@@ -494,6 +512,17 @@ func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (o
 		return s.m.cfg.runHandler(ctx, input)
 	}
 	return s.m.handlers.run(ctx, o, input)
+}
+
+// cancelled ends a job the buyer refunded (cancelled) while it ran; the
+// escrow already says refunded.
+func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock) {
+	msg := "cancelled by the buyer"
+	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+		r.Status, r.Error, r.UpdatedAt = StatusFailed, msg, time.Now().UTC()
+	})
+	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGone})
+	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "cancelled by the buyer")
 }
 
 // timedOut ends a job whose deadline (the buyer's timeout) passed before
@@ -647,6 +676,14 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
+	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateRefunded {
+		s.mu.Lock()
+		stop := s.running[st.JobID]
+		s.mu.Unlock()
+		if stop != nil {
+			stop() // refunded before delivery: the work is not wanted
+		}
+	}
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed {
 		s.m.wg.Add(1)
 		go func() {

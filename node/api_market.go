@@ -46,6 +46,9 @@ type HireRequest struct {
 	QoS string `json:"qos,omitempty"`
 	// Explain returns every candidate with why it was chosen or dropped.
 	Explain bool `json:"explain,omitempty"`
+	// Detach answers as soon as a seller accepted the job; the hire runs on
+	// in the daemon (jobs watch, jobs cancel).
+	Detach bool `json:"detach,omitempty"`
 	// RequireConfirm: a risk tier 3 capability is hired only with confirm
 	// set, whatever the node's [market] allow_risk_tier_3 (MCP sets it, so
 	// that only its own allowance counts).
@@ -102,6 +105,8 @@ const (
 	OutcomeJobFailed          = "job_failed"
 	OutcomeVerificationFailed = "verification_failed"
 	OutcomeTimedOut           = "timed_out"
+	OutcomeCancelled          = "cancelled"
+	OutcomeRunning            = "running"
 	OutcomeNeedsConfirm       = "needs_confirm"
 	OutcomeSpendCap           = "spend_cap"
 	OutcomeError              = "error"
@@ -186,6 +191,8 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/jobs", a.handleJobs)
 	mux.HandleFunc("GET /v1/jobs/{id}", a.handleJob)
 	mux.HandleFunc("POST /v1/jobs/{id}/rate", a.handleRate)
+	mux.HandleFunc("GET /v1/jobs/{id}/events", a.handleJobEvents)
+	mux.HandleFunc("POST /v1/jobs/{id}/cancel", a.handleJobCancel)
 }
 
 func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
@@ -340,21 +347,24 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if req.Detach {
+		apiJSON(w, a.n.Detach(mreq))
+		return
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	events := make(chan market.Event, 64)
-	mreq.Progress = func(ev market.Event) {
-		ev.Output, ev.Delivery = nil, nil // the result carries the output once
+	progress := func(ev market.Event) {
 		select {
 		case events <- ev:
 		default: // a slow reader loses progress lines, never the result
 		}
 	}
 	done := make(chan HireInfo, 1)
-	go func() { done <- a.n.Hire(r.Context(), mreq) }()
+	go func() { done <- a.n.runHire(r.Context(), mreq, progress) }()
 	for {
 		select {
 		case ev := <-events:
@@ -485,9 +495,77 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeVerificationFailed
 	case errors.Is(err, market.ErrTimedOut):
 		return OutcomeTimedOut
+	case errors.Is(err, market.ErrCancelled):
+		return OutcomeCancelled
 	case errors.Is(err, market.ErrJobFailed):
 		return OutcomeJobFailed
 	default:
 		return OutcomeError
 	}
+}
+
+// handleJobEvents streams a bought job's events as NDJSON: the history so
+// far, then, while the hire runs in this daemon, each new event; the last
+// line is a "done" event with the result.
+func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("id")
+	var (
+		past []HireEvent
+		live <-chan HireEvent
+		res  *HireInfo
+	)
+	if l := a.n.hires.get(jobID); l != nil {
+		past, live, res = l.watch()
+	} else {
+		rec, err := a.n.Market.Job(r.Context(), jobID)
+		if err != nil {
+			apiError(w, statusOf(err), err.Error())
+			return
+		}
+		for _, ev := range rec.Events {
+			past = append(past, HireEvent{Event: market.Event{Type: ev.Type, JobID: jobID, Message: ev.Message, ElapsedMS: ev.ElapsedMS}})
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, ev := range past {
+		_ = enc.Encode(ev)
+	}
+	_ = rc.Flush()
+	for live != nil {
+		select {
+		case ev, ok := <-live:
+			if !ok {
+				return
+			}
+			_ = enc.Encode(ev)
+			_ = rc.Flush()
+			if ev.Type == EventDone {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if res == nil {
+		info, err := a.n.jobResult(r.Context(), jobID)
+		if err != nil {
+			return
+		}
+		res = &info
+	}
+	_ = enc.Encode(HireEvent{Event: market.Event{Type: EventDone, JobID: jobID}, Result: res})
+}
+
+// handleJobCancel cancels a bought job not yet delivered and refunds it.
+func (a *apiServer) handleJobCancel(w http.ResponseWriter, r *http.Request) {
+	rec, err := a.n.CancelJob(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, rec)
 }

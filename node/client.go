@@ -265,7 +265,31 @@ func (c *Client) Hire(ctx context.Context, req HireRequest, progress func(market
 	if err != nil {
 		return HireInfo{}, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/hire", bytes.NewReader(data))
+	return c.followHire(ctx, http.MethodPost, "/v1/hire", bytes.NewReader(data), progress)
+}
+
+// Detach starts a hire that runs on in the daemon and returns once a seller
+// accepted it (outcome "running", with the job ID), or with its result.
+func (c *Client) Detach(ctx context.Context, req HireRequest) (HireInfo, error) {
+	req.Detach = true
+	var out HireInfo
+	return out, c.do(ctx, http.MethodPost, "/v1/hire", req, &out)
+}
+
+// WatchJob follows a bought job's events to its end and returns its result.
+func (c *Client) WatchJob(ctx context.Context, jobID string, progress func(market.Event)) (HireInfo, error) {
+	return c.followHire(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(jobID)+"/events", nil, progress)
+}
+
+// CancelJob stops a bought job not yet delivered and refunds it.
+func (c *Client) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	var out escrow.Record
+	return out, c.do(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(jobID)+"/cancel", nil, &out)
+}
+
+// followHire reads an NDJSON stream of hire events up to the "done" event.
+func (c *Client) followHire(ctx context.Context, method, path string, body io.Reader, progress func(market.Event)) (HireInfo, error) {
+	hreq, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
 		return HireInfo{}, err
 	}

@@ -87,6 +87,7 @@ type Node struct {
 	// agentHTTPAddr is the plain-HTTP agent endpoint's address.
 	agentHTTPAddr string
 	sandbox       *lazySandbox
+	hires         *hireHub
 	closeOnce     sync.Once
 	closeErr      error
 }
@@ -106,7 +107,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log}
+	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub()}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
@@ -320,6 +321,7 @@ func (n *Node) Close() error {
 		if n.agentHTTP != nil {
 			errs = append(errs, n.agentHTTP.Close())
 		}
+		n.hires.close()
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())
 		}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -61,6 +64,92 @@ func jobsCommand() *cli.Command {
 					return printJSON(c, job)
 				},
 			},
+			jobsWatchCommand(),
+			jobsCancelCommand(),
+		},
+	}
+}
+
+// jobsWatchCommand follows a bought job's events to the end.
+func jobsWatchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "watch",
+		Usage:     "follow a bought job's events to its end (a job started with 'hire --detach'); exit codes as hire's",
+		ArgsUsage: "JOB",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("jobs watch needs a job ID, as: jobs watch JOB")
+			}
+			id := c.Args().First()
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				// NDJSON: each event as it comes, the last line the result.
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetEscapeHTML(false)
+				info, err := cl.WatchJob(c.Context, id, func(ev market.Event) { _ = enc.Encode(ev) })
+				if err != nil {
+					return watchErr(id, err)
+				}
+				if err := enc.Encode(info); err != nil {
+					return err
+				}
+				return exitCode(hireExitCode(info.Outcome))
+			}
+			info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+				return cl.WatchJob(ctx, id, func(ev market.Event) {
+					progress(ev)
+					fmt.Fprintf(c.App.ErrWriter, "%s %s %s\n", time.Now().Format("15:04:05"), ev.Type, ev.Message)
+				})
+			})
+			if err != nil {
+				return watchErr(id, err)
+			}
+			return hireDone(c, info)
+		},
+	}
+}
+
+func watchErr(id string, err error) error {
+	var ae *node.APIError
+	if errors.As(err, &ae) && ae.Status == 404 {
+		return usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)
+	}
+	return err
+}
+
+// jobsCancelCommand stops a bought job that is not delivered yet.
+func jobsCancelCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "stop a bought job that is not delivered yet and refund it (the seller is told and stops)",
+		ArgsUsage: "JOB",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("jobs cancel needs a job ID, as: jobs cancel JOB")
+			}
+			id := c.Args().First()
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			rec, err := cl.CancelJob(c.Context, id)
+			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status/100 == 4 {
+				return usageErr(err)
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, map[string]string{"job_id": id, "state": string(rec.State), "reason": rec.Reason})
+			}
+			fmt.Fprintf(c.App.Writer, "job %s: escrow %s (%s)\n", id, rec.State, rec.Reason)
+			return nil
 		},
 	}
 }
