@@ -1,0 +1,270 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// A full disk must never crash the node or lose a decision. Badger writes
+// its write-ahead log (*.mem), value log (*.vlog) and tables (*.sst)
+// through mmap into files it sized with ftruncate, which leaves them
+// sparse: a write into a page with no disk block behind it, on a full
+// disk, is a SIGBUS that kills the process (dgraph-io/badger#1801). The
+// diskGuard keeps the node away from that edge in three ways:
+//
+//   - the watermark: below [storage] min_free free bytes, new quotes and new
+//     hires are refused (market.Admission), so the space left serves the
+//     jobs already running;
+//   - preallocation: the active write-ahead log, the active value log (when
+//     there is room for it) and the discard-stats file get real blocks
+//     (fallocate), so the writes that record decisions land in allocated
+//     space even when the disk then fills up to the last byte;
+//   - a reserve file of reserveSize bytes in the data directory, deleted
+//     when free space falls under openFloor, which gives Badger room for a
+//     memtable rotation, its flush and the flush at Close.
+//
+// It cannot make a SIGBUS impossible while another process fills the disk:
+// tables are created and written in one step inside Badger. See README,
+// "Disk space".
+
+const (
+	// DefaultMinFree is the default [storage] min_free: room for the
+	// write-ahead logs (two of 2 x badgerMemTable), a memtable flush and
+	// a compaction, and the reserve, with margin.
+	DefaultMinFree = 64 << 20
+	// openFloor is the least free space a read-write open of the database
+	// needs: a new write-ahead log (2 x badgerMemTable, preallocated), the
+	// flush of a left-over memtable and the flush at close. Below it the
+	// daemon does not start and offline commands that write refuse, rather
+	// than crash.
+	openFloor = 4 * badgerMemTable
+	// reserveSize is the reserve file's size: a memtable rotation, its
+	// flush and one compaction's tables.
+	reserveSize = 16 << 20
+	// reserveFile is the reserve file, in the data directory so that it is
+	// on the disk the database writes to.
+	reserveFile = "swarmwage.reserve"
+	// guardInterval is how often the guard looks at free space; statfs and
+	// fstat cost microseconds.
+	guardInterval = 250 * time.Millisecond
+)
+
+// ErrDiskFull is what every *DiskFullError is (errors.Is).
+var ErrDiskFull = errors.New("disk full")
+
+// DiskFullError says that free space on the disk of the repo's data is
+// below what an operation needs, and what to free.
+type DiskFullError struct {
+	// Dir is the data directory.
+	Dir string
+	// Free is the free space (bytes available to this user); Need what
+	// the operation needs.
+	Free, Need uint64
+	// Refused says what is refused, as "new quotes and hires are refused".
+	Refused string
+}
+
+var _ error = (*DiskFullError)(nil)
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("disk full: %s free on the disk of %s, under the %s needed: %s until %s more is free. "+
+		"Free space on that disk (other files there; do not delete files in %s), or lower [storage] min_free in config.toml. "+
+		"Reads, and the settling of jobs already running, keep working",
+		FormatSize(e.Free), e.Dir, FormatSize(e.Need), e.Refused, FormatSize(e.Need-min(e.Need, e.Free)), e.Dir)
+}
+
+// Is makes errors.Is(err, ErrDiskFull) true.
+func (e *DiskFullError) Is(target error) bool { return target == ErrDiskFull }
+
+// diskGuard watches free space on the data directory's disk. Admit is safe
+// for concurrent use; start and stop own one goroutine.
+type diskGuard struct {
+	dir     string
+	minFree uint64
+	log     *slog.Logger
+	// statfs returns the free bytes of dir's filesystem (tests inject it).
+	statfs func(dir string) (uint64, error)
+	// prealloc allocates blocks for Badger's active logs; nil where the
+	// platform has no fallocate.
+	prealloc func(dir string, free uint64, keep uint64) error
+
+	low    atomic.Bool // below the watermark at the last look
+	mu     sync.Mutex  // serializes tick (reserve and preallocation)
+	noPre  bool        // fallocate is not supported here: stop trying
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newDiskGuard(dir string, minFree uint64, log *slog.Logger) *diskGuard {
+	return &diskGuard{
+		dir: dir, minFree: minFree,
+		log:      log.With("subsystem", "swarmwage/storage"),
+		statfs:   statfsFree,
+		prealloc: preallocate,
+	}
+}
+
+// statfsFree is the space available to this user on dir's filesystem.
+func statfsFree(dir string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	return uint64(st.Bavail) * uint64(st.Bsize), nil
+}
+
+// Admit refuses new work with a *DiskFullError while free space is below
+// the watermark. A failing statfs admits: not knowing is no reason to stop
+// trading, and the open-time floor still protects the database.
+func (g *diskGuard) Admit(context.Context) error {
+	if g.minFree == 0 {
+		return nil
+	}
+	free, err := g.statfs(g.dir)
+	if err != nil {
+		g.log.Debug("cannot read free space", "err", err)
+		return nil
+	}
+	g.note(free)
+	if free < g.minFree {
+		return &DiskFullError{Dir: g.dir, Free: free, Need: g.minFree, Refused: "new quotes and hires are refused"}
+	}
+	return nil
+}
+
+// note logs the crossings of the watermark, once each way.
+func (g *diskGuard) note(free uint64) {
+	low := g.minFree > 0 && free < g.minFree
+	if g.low.Swap(low) == low {
+		return
+	}
+	if low {
+		g.log.Warn("free disk space below the watermark: refusing new quotes and hires; running jobs still settle",
+			"dir", g.dir, "free", FormatSize(free), "min_free", FormatSize(g.minFree))
+	} else {
+		g.log.Info("free disk space back above the watermark: taking new quotes and hires again",
+			"dir", g.dir, "free", FormatSize(free), "min_free", FormatSize(g.minFree))
+	}
+}
+
+// checkOpen makes sure a read-write open of the database has openFloor
+// free, deleting the reserve first if that is what it takes.
+func (g *diskGuard) checkOpen() error {
+	free, err := g.statfs(g.dir)
+	if err != nil {
+		return nil // the open itself will say what is wrong with the directory
+	}
+	if free < openFloor && g.releaseReserve() {
+		if free, err = g.statfs(g.dir); err != nil {
+			return nil
+		}
+	}
+	if free < openFloor {
+		return &DiskFullError{Dir: g.dir, Free: free, Need: openFloor, Refused: "the database cannot be opened for writing"}
+	}
+	return nil
+}
+
+// tick looks at free space once: preallocates Badger's active logs,
+// releases or restores the reserve, and logs watermark crossings.
+func (g *diskGuard) tick() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	free, err := g.statfs(g.dir)
+	if err != nil {
+		g.log.Debug("cannot read free space", "err", err)
+		return
+	}
+	g.note(free)
+	if free < openFloor && g.releaseReserve() {
+		g.log.Warn("disk nearly full: released the reserve so that running jobs can settle",
+			"dir", g.dir, "free", FormatSize(free), "reserve", FormatSize(reserveSize))
+		if free, err = g.statfs(g.dir); err != nil {
+			return
+		}
+	}
+	if g.prealloc != nil && !g.noPre {
+		// Keep the watermark's worth free for the reserve and the next
+		// rotation: preallocation must not be what fills the disk.
+		if err := g.prealloc(g.dir, free, max(g.minFree, openFloor)); errors.Is(err, errNoFallocate) {
+			g.noPre = true
+		} else if err != nil {
+			g.log.Debug("preallocate database logs", "err", err)
+		}
+	}
+	if free >= max(g.minFree, openFloor)+reserveSize {
+		g.ensureReserve()
+	}
+}
+
+// releaseReserve deletes the reserve file and reports whether there was one.
+func (g *diskGuard) releaseReserve() bool {
+	err := os.Remove(filepath.Join(g.dir, reserveFile))
+	return err == nil
+}
+
+// ensureReserve creates the reserve file with real blocks if it is missing.
+func (g *diskGuard) ensureReserve() {
+	path := filepath.Join(g.dir, reserveFile)
+	if fi, err := os.Stat(path); err == nil && fi.Size() == reserveSize {
+		return
+	}
+	if err := allocateFile(path, reserveSize); err != nil {
+		if !errors.Is(err, errNoFallocate) {
+			g.log.Debug("create the disk reserve", "err", err)
+		}
+		os.Remove(path)
+	}
+}
+
+// start ticks until stop.
+func (g *diskGuard) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.cancel, g.done = cancel, make(chan struct{})
+	go func() {
+		defer close(g.done)
+		t := time.NewTicker(guardInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				g.tick()
+			}
+		}
+	}()
+}
+
+// stop ends the goroutine of start and waits for it.
+func (g *diskGuard) stop() {
+	if g.cancel == nil {
+		return
+	}
+	g.cancel()
+	<-g.done
+	g.cancel = nil
+}
+
+// beforeClose gives Badger room for its flush at close: on a nearly full
+// disk the reserve goes.
+func (g *diskGuard) beforeClose() {
+	if free, err := g.statfs(g.dir); err == nil && free < openFloor {
+		g.releaseReserve()
+	}
+}
+
+// tight reports whether free space is under the watermark or the open
+// floor: no time for work that needs room, such as value-log GC.
+func (g *diskGuard) tight() bool {
+	free, err := g.statfs(g.dir)
+	return err == nil && free < max(g.minFree, openFloor)
+}
