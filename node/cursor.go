@@ -105,3 +105,21 @@ func parseListLimit(s string) (int, error) {
 	}
 	return min(n, MaxListLimit), nil
 }
+
+// Jobs lists at most limit job summaries (0: all), newest first, from a
+// repo opened offline; NextCursor is set when more are left.
+func (l *Local) Jobs(role string, limit int) (JobsInfo, error) {
+	q := market.JobQuery{Role: role}
+	if limit > 0 {
+		q.Limit = limit + 1 // one more says whether there are more
+	}
+	jobs, err := market.ListJobsPage(l.DB, q)
+	if err != nil {
+		return JobsInfo{}, err
+	}
+	info := JobsInfo{Jobs: append([]market.JobRecord{}, jobs...)}
+	if limit > 0 && len(jobs) > limit {
+		info.Jobs, info.NextCursor = info.Jobs[:limit], jobCursor(jobs[limit-1])
+	}
+	return info, nil
+}
