@@ -358,10 +358,13 @@ func (n *Node) Close() error {
 		}
 		if n.guard != nil {
 			n.guard.stop()
-			n.guard.beforeClose()
 		}
 		if n.ds != nil {
-			errs = append(errs, n.ds.Close())
+			if n.guard == nil || n.guard.roomToClose() {
+				errs = append(errs, n.ds.Close())
+			} else {
+				n.log.Warn("disk full: leaving the database for the next start to replay; every write was synced, nothing is lost", "dir", n.Repo.DataDir())
+			}
 		}
 		errs = append(errs, n.Repo.Unlock())
 		n.closeErr = errors.Join(errs...)
@@ -494,10 +497,8 @@ func (l *Local) openReadOnly() (err error) {
 // Close closes the database and releases the repo.
 func (l *Local) Close() error {
 	var errs []error
-	if l.ds != nil {
-		if l.guard != nil {
-			l.guard.beforeClose()
-		}
+	if l.ds != nil && (l.guard == nil || l.guard.roomToClose()) {
+		// Unclosed on a full disk: the next open replays its synced log.
 		errs = append(errs, l.ds.Close())
 	}
 	errs = append(errs, l.Repo.Unlock())

@@ -29,7 +29,12 @@ import (
 //     space even when the disk then fills up to the last byte;
 //   - a reserve file of reserveSize bytes in the data directory, deleted
 //     when free space falls under openFloor, which gives Badger room for a
-//     memtable rotation, its flush and the flush at Close.
+//     memtable rotation, its flush and the flush at Close. The reserve
+//     counts as free space for the watermark, so releasing it lets no new
+//     work in;
+//   - at Close with less than closeFloor free, the database is left for the
+//     next open to replay (every write was synced) instead of flushed into
+//     a table the disk has no room for.
 //
 // It cannot make a SIGBUS impossible while another process fills the disk:
 // tables are created and written in one step inside Badger. See README,
@@ -49,6 +54,12 @@ const (
 	// reserveSize is the reserve file's size: a memtable rotation, its
 	// flush and one compaction's tables.
 	reserveSize = 16 << 20
+	// reserveAgainAt is the free space at which a released reserve is made
+	// again: far enough above openFloor that making it does not release it.
+	reserveAgainAt = 2*openFloor + reserveSize
+	// closeFloor is the free space Badger's flush at Close needs: one
+	// memtable's table.
+	closeFloor = 2 * badgerMemTable
 	// reserveFile is the reserve file, in the data directory so that it is
 	// on the disk the database writes to.
 	reserveFile = "swarmwage.reserve"
@@ -121,14 +132,15 @@ func statfsFree(dir string) (uint64, error) {
 	return uint64(st.Bavail) * uint64(st.Bsize), nil
 }
 
-// Admit refuses new work with a *DiskFullError while free space is below
-// the watermark. A failing statfs admits: not knowing is no reason to stop
-// trading, and the open-time floor still protects the database.
+// Admit refuses new work with a *DiskFullError while free space (counting
+// the reserve, which is this node's) is below the watermark. A failing
+// statfs admits: not knowing is no reason to stop trading, and the floors
+// still protect the database.
 func (g *diskGuard) Admit(context.Context) error {
 	if g.minFree == 0 {
 		return nil
 	}
-	free, err := g.statfs(g.dir)
+	free, err := g.available()
 	if err != nil {
 		g.log.Debug("cannot read free space", "err", err)
 		return nil
@@ -138,6 +150,19 @@ func (g *diskGuard) Admit(context.Context) error {
 		return &DiskFullError{Dir: g.dir, Free: free, Need: g.minFree, Refused: "new quotes and hires are refused"}
 	}
 	return nil
+}
+
+// available is the free space for the watermark: the disk's free space and
+// the reserve.
+func (g *diskGuard) available() (uint64, error) {
+	free, err := g.statfs(g.dir)
+	if err != nil {
+		return 0, err
+	}
+	if fi, err := os.Stat(filepath.Join(g.dir, reserveFile)); err == nil {
+		free += uint64(fi.Size())
+	}
+	return free, nil
 }
 
 // note logs the crossings of the watermark, once each way.
@@ -183,7 +208,9 @@ func (g *diskGuard) tick() {
 		g.log.Debug("cannot read free space", "err", err)
 		return
 	}
-	g.note(free)
+	if avail, err := g.available(); err == nil {
+		g.note(avail)
+	}
 	if free < openFloor && g.releaseReserve() {
 		g.log.Warn("disk nearly full: released the reserve so that running jobs can settle",
 			"dir", g.dir, "free", FormatSize(free), "reserve", FormatSize(reserveSize))
@@ -200,7 +227,7 @@ func (g *diskGuard) tick() {
 			g.log.Debug("preallocate database logs", "err", err)
 		}
 	}
-	if free >= max(g.minFree, openFloor)+reserveSize {
+	if free >= reserveAgainAt {
 		g.ensureReserve()
 	}
 }
@@ -254,12 +281,22 @@ func (g *diskGuard) stop() {
 	g.cancel = nil
 }
 
-// beforeClose gives Badger room for its flush at close: on a nearly full
-// disk the reserve goes.
-func (g *diskGuard) beforeClose() {
-	if free, err := g.statfs(g.dir); err == nil && free < openFloor {
-		g.releaseReserve()
+// roomToClose gives Badger room for its flush at Close, releasing the
+// reserve on a nearly full disk, and reports whether there is enough. When
+// there is not, the caller leaves the database unclosed: its write-ahead
+// log holds every synced write, and the next open replays it, while a
+// flush into a table with no room behind it would be a SIGBUS.
+func (g *diskGuard) roomToClose() bool {
+	free, err := g.statfs(g.dir)
+	if err != nil || free >= openFloor {
+		return true
 	}
+	if g.releaseReserve() {
+		if free, err = g.statfs(g.dir); err != nil {
+			return true
+		}
+	}
+	return free >= closeFloor
 }
 
 // tight reports whether free space is under the watermark or the open
