@@ -66,7 +66,9 @@ func openLocal(c *cli.Context) (*node.Local, error) { return openLocalAs(c, node
 
 // openLocalRead opens the repo's database for an offline command that only
 // reads: read-only, so that it works on a full disk.
-func openLocalRead(c *cli.Context) (*node.Local, error) { return openLocalAs(c, node.OpenLocalReadOnly) }
+func openLocalRead(c *cli.Context) (*node.Local, error) {
+	return openLocalAs(c, node.OpenLocalReadOnly)
+}
 
 func openLocalAs(c *cli.Context, open func(*node.Repo) (*node.Local, error)) (*node.Local, error) {
 	repo, err := openRepo(c)
