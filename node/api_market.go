@@ -273,7 +273,7 @@ func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 		apiError(w, statusOf(err), err.Error())
 		return
 	}
-	n, more := pageCut(recs, limit)
+	n, more := pageCut(recs, limit, maxListBytes)
 	out := EscrowsInfo{Escrows: append([]escrow.Record{}, recs[:n]...)}
 	if more {
 		out.NextCursor = escrowCursor(recs[n-1])
@@ -299,13 +299,13 @@ func listQuery(q url.Values) (int, *cursorPos, error) {
 }
 
 // pageCut is how many of recs (fetched with limit+1) make the page: at
-// most limit, and no more than fit in maxListBytes (at least one); more
+// most limit, and no more than fit in maxBytes (at least one); more
 // reports whether records are left for a next page.
-func pageCut[T any](recs []T, limit int) (n int, more bool) {
+func pageCut[T any](recs []T, limit, maxBytes int) (n int, more bool) {
 	size := 0
 	for n < len(recs) && n < limit {
 		b, err := json.Marshal(recs[n])
-		if err == nil && n > 0 && size+len(b) > maxListBytes {
+		if err == nil && n > 0 && size+len(b) > maxBytes {
 			break
 		}
 		size += len(b)
@@ -368,7 +368,7 @@ func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	n, more := pageCut(jobs, limit)
+	n, more := pageCut(jobs, limit, maxListBytes)
 	out := JobsInfo{Jobs: append([]market.JobRecord{}, jobs[:n]...)}
 	if more {
 		out.NextCursor = jobCursor(jobs[n-1])

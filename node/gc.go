@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -38,6 +39,8 @@ type valueLogGC struct {
 	// skip reports whether to skip this round (the disk is low).
 	skip func() bool
 	log  *slog.Logger
+	// rewritten counts the files rewritten so far.
+	rewritten atomic.Int64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -94,6 +97,7 @@ func (g *valueLogGC) round(ctx context.Context, last time.Duration) time.Duratio
 		switch {
 		case err == nil:
 			// One file rewritten; the next may be worth it too.
+			g.rewritten.Add(1)
 			if !sleepCtx(ctx, g.pause) {
 				return g.interval
 			}
