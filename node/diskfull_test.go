@@ -53,14 +53,14 @@ func (g *gatedMean) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes: the seller and
-// the buyer keep their repos on a real 96 MiB tmpfs, which another program
+// the buyer keep their repos on a real 128 MiB tmpfs, which another program
 // fills to the last block while a job runs. Before, Badger's mmapped writes
 // killed the daemon with SIGBUS here. Now new quotes and hires are refused
 // with the disk-full error and nothing is locked for them, reads work, the
 // running job settles on both sides on the full disk, and once the space is
 // freed hires work again without a restart. The decisions are on disk.
 func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
-	disk := nodetest.Tmpfs(t, 96<<20)
+	disk := nodetest.Tmpfs(t, 128<<20)
 	minFree := func(c *node.Config) { c.Storage.MinFree = "48MiB" }
 	ctx := context.Background()
 	worker := &gatedMean{started: make(chan struct{}, 1), gate: make(chan struct{})}
@@ -165,11 +165,19 @@ func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
 	require.Eventually(t, func() bool { return exist(reserves[0]) && exist(reserves[1]) }, 10*time.Second, 50*time.Millisecond,
 		"the reserves are made again")
 
-	// The decisions are on disk: read both repos back offline.
+	// The disk fills up again, and the nodes stop on it: the close reserve
+	// makes room for Badger's flush, so the repos close cleanly and read
+	// back offline, read-only, on the full disk.
 	require.Eventually(t, func() bool {
 		b, err := seller.Escrow.Balance(ctx)
 		return err == nil && b.Earned == mustAmount(t, "0.15")
 	}, 20*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool {
+		fills = append(fills, nodetest.FillDisk(t, disk))
+		return !exist(reserves[0]) && !exist(reserves[1])
+	}, 20*time.Second, 300*time.Millisecond)
+	fills = append(fills, nodetest.FillDisk(t, disk))
+	require.Less(t, nodetest.FreeBytes(t, disk), uint64(64<<10), "full again when the nodes stop")
 	require.NoError(t, seller.Close())
 	require.NoError(t, buyer.Close())
 	for dir, want := range map[string]escrow.Balance{
@@ -180,7 +188,7 @@ func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
 		require.NoError(t, err)
 		l, err := node.OpenLocalReadOnly(repo)
 		require.NoError(t, err)
-		require.True(t, l.ReadOnly)
+		require.True(t, l.ReadOnly, "a cleanly closed repo opens read-only, which a full disk allows")
 		esc, err := escrow.New(l.DB, repo.Key, escrow.WithLogger(discardLog()))
 		require.NoError(t, err)
 		b, err := esc.Balance(ctx)
@@ -188,6 +196,7 @@ func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
 		require.Equal(t, want, b, dir)
 		recs, err := esc.List(ctx, escrow.Filter{})
 		require.NoError(t, err)
+		require.NotEmpty(t, recs)
 		for _, rec := range recs {
 			require.Equal(t, escrow.StateReleased, rec.State, "%s job %s", dir, rec.JobID)
 		}

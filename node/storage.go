@@ -27,14 +27,16 @@ import (
 //     there is room for it) and the discard-stats file get real blocks
 //     (fallocate), so the writes that record decisions land in allocated
 //     space even when the disk then fills up to the last byte;
-//   - a reserve file of reserveSize bytes in the data directory, deleted
-//     when free space falls under openFloor, which gives Badger room for a
-//     memtable rotation, its flush and the flush at Close. The reserve
-//     counts as free space for the watermark, so releasing it lets no new
-//     work in;
-//   - at Close with less than closeFloor free, the database is left for the
-//     next open to replay (every write was synced) instead of flushed into
-//     a table the disk has no room for.
+//   - two reserve files in the data directory: one of reserveSize bytes,
+//     deleted when free space falls under openFloor, which gives Badger room
+//     for a memtable rotation and its flush while jobs settle; and one of
+//     closeFloor bytes, deleted only at Close (or open), so that the flush
+//     at Close fits even after another program took all the rest, and
+//     offline commands can then read the database read-only. Reserves count
+//     as free space for the watermark, so releasing them lets no new work in;
+//   - at Close with less than closeFloor free all the same, the database is
+//     left for the next open to replay (every write was synced) instead of
+//     flushed into a table the disk has no room for.
 //
 // It cannot make a SIGBUS impossible while another process fills the disk:
 // tables are created and written in one step inside Badger. See README,
@@ -60,9 +62,10 @@ const (
 	// closeFloor is the free space Badger's flush at Close needs: one
 	// memtable's table.
 	closeFloor = 2 * badgerMemTable
-	// reserveFile is the reserve file, in the data directory so that it is
-	// on the disk the database writes to.
-	reserveFile = "swarmwage.reserve"
+	// reserveFile and closeReserveFile are the reserve files, in the data
+	// directory so that they are on the disk the database writes to.
+	reserveFile      = "swarmwage.reserve"
+	closeReserveFile = "swarmwage.reserve-close"
 	// guardInterval is how often the guard looks at free space; statfs and
 	// fstat cost microseconds.
 	guardInterval = 250 * time.Millisecond
@@ -159,8 +162,10 @@ func (g *diskGuard) available() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if fi, err := os.Stat(filepath.Join(g.dir, reserveFile)); err == nil {
-		free += uint64(fi.Size())
+	for _, name := range []string{reserveFile, closeReserveFile} {
+		if fi, err := os.Stat(filepath.Join(g.dir, name)); err == nil {
+			free += uint64(fi.Size())
+		}
 	}
 	return free, nil
 }
@@ -181,16 +186,11 @@ func (g *diskGuard) note(free uint64) {
 }
 
 // checkOpen makes sure a read-write open of the database has openFloor
-// free, deleting the reserve first if that is what it takes.
+// free, deleting the reserves first if that is what it takes.
 func (g *diskGuard) checkOpen() error {
-	free, err := g.statfs(g.dir)
+	free, err := g.freeAfterReleasing(openFloor, reserveFile, closeReserveFile)
 	if err != nil {
 		return nil // the open itself will say what is wrong with the directory
-	}
-	if free < openFloor && g.releaseReserve() {
-		if free, err = g.statfs(g.dir); err != nil {
-			return nil
-		}
 	}
 	if free < openFloor {
 		return &DiskFullError{Dir: g.dir, Free: free, Need: openFloor, Refused: "the database cannot be opened for writing"}
@@ -211,7 +211,7 @@ func (g *diskGuard) tick() {
 	if avail, err := g.available(); err == nil {
 		g.note(avail)
 	}
-	if free < openFloor && g.releaseReserve() {
+	if free < openFloor && g.release(reserveFile) {
 		g.log.Warn("disk nearly full: released the reserve so that running jobs can settle",
 			"dir", g.dir, "free", FormatSize(free), "reserve", FormatSize(reserveSize))
 		if free, err = g.statfs(g.dir); err != nil {
@@ -227,29 +227,53 @@ func (g *diskGuard) tick() {
 			g.log.Debug("preallocate database logs", "err", err)
 		}
 	}
-	if free >= reserveAgainAt {
-		g.ensureReserve()
+	for _, r := range []struct {
+		name string
+		size int64
+	}{{closeReserveFile, closeFloor}, {reserveFile, reserveSize}} {
+		if free >= reserveAgainAt && g.ensureReserve(r.name, r.size) {
+			if free, err = g.statfs(g.dir); err != nil {
+				return
+			}
+		}
 	}
 }
 
-// releaseReserve deletes the reserve file and reports whether there was one.
-func (g *diskGuard) releaseReserve() bool {
-	err := os.Remove(filepath.Join(g.dir, reserveFile))
-	return err == nil
+// release deletes the reserve file name and reports whether there was one.
+func (g *diskGuard) release(name string) bool {
+	return os.Remove(filepath.Join(g.dir, name)) == nil
 }
 
-// ensureReserve creates the reserve file with real blocks if it is missing.
-func (g *diskGuard) ensureReserve() {
-	path := filepath.Join(g.dir, reserveFile)
-	if fi, err := os.Stat(path); err == nil && fi.Size() == reserveSize {
-		return
+// freeAfterReleasing is the free space after deleting the reserves names,
+// in order, for as long as it is under need.
+func (g *diskGuard) freeAfterReleasing(need uint64, names ...string) (uint64, error) {
+	free, err := g.statfs(g.dir)
+	for _, name := range names {
+		if err != nil || free >= need {
+			break
+		}
+		if g.release(name) {
+			free, err = g.statfs(g.dir)
+		}
 	}
-	if err := allocateFile(path, reserveSize); err != nil {
+	return free, err
+}
+
+// ensureReserve creates the reserve file name of size bytes, with real
+// blocks, if it is missing, and reports whether it made it.
+func (g *diskGuard) ensureReserve(name string, size int64) bool {
+	path := filepath.Join(g.dir, name)
+	if fi, err := os.Stat(path); err == nil && fi.Size() == size {
+		return false
+	}
+	if err := allocateFile(path, size); err != nil {
 		if !errors.Is(err, errNoFallocate) {
-			g.log.Debug("create the disk reserve", "err", err)
+			g.log.Debug("create a disk reserve", "file", name, "err", err)
 		}
 		os.Remove(path)
+		return false
 	}
+	return true
 }
 
 // start ticks until stop.
@@ -287,16 +311,8 @@ func (g *diskGuard) stop() {
 // log holds every synced write, and the next open replays it, while a
 // flush into a table with no room behind it would be a SIGBUS.
 func (g *diskGuard) roomToClose() bool {
-	free, err := g.statfs(g.dir)
-	if err != nil || free >= openFloor {
-		return true
-	}
-	if g.releaseReserve() {
-		if free, err = g.statfs(g.dir); err != nil {
-			return true
-		}
-	}
-	return free >= closeFloor
+	free, err := g.freeAfterReleasing(openFloor, reserveFile, closeReserveFile)
+	return err != nil || free >= closeFloor
 }
 
 // tight reports whether free space is under the watermark or the open

@@ -84,10 +84,18 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	g.tick()
 	require.FileExists(t, reserve, "under the watermark but above the floor: kept")
 
+	closeReserve := filepath.Join(dir, closeReserveFile)
+	require.FileExists(t, closeReserve)
+	require.GreaterOrEqual(t, allocatedBytes(t, closeReserve), uint64(closeFloor))
+
 	free.Store(openFloor - 1)
 	g.tick()
 	require.NoFileExists(t, reserve, "under the floor: released")
+	require.FileExists(t, closeReserve, "the close reserve stays for the flush at close")
 	require.Contains(t, logs.String(), "released the reserve")
+	avail, err := g.available()
+	require.NoError(t, err)
+	require.Equal(t, uint64(openFloor-1+closeFloor), avail, "the close reserve counts as free for the watermark")
 
 	free.Store(reserveAgainAt - 1)
 	g.tick()
@@ -102,7 +110,7 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
 	dir := t.TempDir()
 	var free atomic.Uint64
-	g, _ := fakeGuard(t, dir, 32<<20, &free)
+	g, _ := fakeGuard(t, dir, 40<<20, &free)
 	g.prealloc = nil
 	ctx := context.Background()
 	free.Store(1 << 30)
@@ -111,24 +119,47 @@ func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
 
 	free.Store(10 << 20) // another program filled the disk
 	err := g.Admit(ctx)
-	require.ErrorIs(t, err, ErrDiskFull, "10 MiB free and the 16 MiB reserve are under 32 MiB")
+	require.ErrorIs(t, err, ErrDiskFull, "10 MiB free and the reserves' 24 MiB are under 40 MiB")
 	g.tick()
 	require.NoFileExists(t, filepath.Join(dir, reserveFile))
 	free.Store(10<<20 + reserveSize) // the released reserve is free now
 	require.ErrorIs(t, g.Admit(ctx), ErrDiskFull, "the released reserve is headroom for running jobs, not for new ones")
 }
 
-func TestRoomToCloseReleasesTheReserve(t *testing.T) {
+func TestRoomToCloseReleasesTheReserves(t *testing.T) {
 	dir := t.TempDir()
 	var free atomic.Uint64
 	g, _ := fakeGuard(t, dir, 0, &free)
+	g.statfs = func(string) (uint64, error) {
+		// Deleting a reserve frees its blocks.
+		n := free.Load()
+		for _, name := range []string{reserveFile, closeReserveFile} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				n += map[string]uint64{reserveFile: reserveSize, closeReserveFile: closeFloor}[name]
+			}
+		}
+		return n, nil
+	}
 	require.NoError(t, allocateFile(filepath.Join(dir, reserveFile), reserveSize))
-	free.Store(openFloor)
-	require.True(t, g.roomToClose())
-	require.FileExists(t, filepath.Join(dir, reserveFile))
-	free.Store(closeFloor - 1)
-	require.False(t, g.roomToClose(), "no room for the flush at close")
-	require.NoFileExists(t, filepath.Join(dir, reserveFile), "the reserve went first")
+	require.NoError(t, allocateFile(filepath.Join(dir, closeReserveFile), closeFloor))
+	free.Store(0) // another program took everything else
+	require.True(t, g.roomToClose(), "the reserve makes room for the flush at close")
+	require.NoFileExists(t, filepath.Join(dir, reserveFile))
+	require.FileExists(t, filepath.Join(dir, closeReserveFile), "one was enough")
+	require.NoError(t, allocateFile(filepath.Join(dir, reserveFile), reserveSize))
+	free.Store(0)
+	require.NoError(t, os.Remove(filepath.Join(dir, reserveFile)))
+	g.statfs = func(string) (uint64, error) { // only the close reserve is left
+		if _, err := os.Stat(filepath.Join(dir, closeReserveFile)); err != nil {
+			return closeFloor, nil
+		}
+		return 0, nil
+	}
+	require.True(t, g.roomToClose(), "the close reserve is the last resort")
+	require.NoFileExists(t, filepath.Join(dir, closeReserveFile))
+
+	g, _ = fakeGuard(t, t.TempDir(), 0, &free)
+	require.False(t, g.roomToClose(), "no reserve and no room: leave the database to replay")
 }
 
 func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
