@@ -113,4 +113,3 @@ func balanceOf(t *testing.T, stdout string) map[string]string {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &b), stdout)
 	return b
 }
-
