@@ -6,11 +6,17 @@
 //
 //	<repo>/identity.key   Ed25519 libp2p private key (0600)
 //	<repo>/config.toml    Config
-//	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore)
+//	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore),
+//	                      and the disk reserves (storage.go)
 //	<repo>/cache/         caches that may be deleted (compiled sandbox module)
 //	<repo>/repo.lock      flock held by the process that has the data open
 //	<repo>/api            control API URL, present while a daemon serves
 //	<repo>/api.token      control API bearer token (0600), same lifetime
+//
+// The control API's list routes (GET /v1/jobs, GET /v1/escrow) answer one
+// page at a time (?limit=, default 100, at most 1000, and ?cursor= from the
+// previous page's next_cursor), so that no history is too long to list;
+// job pages are summaries without inputs and outputs.
 package node
 
 import (
