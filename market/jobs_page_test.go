@@ -15,7 +15,8 @@ import (
 )
 
 // pagedJobs stores n job records, alternately bought and sold, some with
-// the same creation time, each with a large input and output.
+// the same creation time, each with a large input and output (as records
+// of older releases have them).
 func pagedJobs(t *testing.T, n int) *jobs {
 	t.Helper()
 	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
@@ -33,13 +34,17 @@ func pagedJobs(t *testing.T, n int) *jobs {
 		if i%2 == 1 {
 			role = RoleSeller
 		}
-		require.NoError(t, j.put(JobRecord{
-			JobID: fmt.Sprintf("job-%03d", i), Role: role, Capability: "compute.statistics.mean",
+		// Written as a release before outputs moved to the escrow did: with
+		// the input and output in the record.
+		val, err := json.Marshal(JobRecord{
+			Version: jobVersion, JobID: fmt.Sprintf("job-%03d", i), Role: role, Capability: "compute.statistics.mean",
 			Seller: someone, Buyer: someone,
 			Status: StatusFailed, Error: strings.Repeat("e", 4<<10),
 			Input: big, Output: big,
 			CreatedAt: base.Add(time.Duration(i/3) * time.Second), // three at a time share a second
-		}))
+		})
+		require.NoError(t, err)
+		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(role, fmt.Sprintf("job-%03d", i)), val) }))
 	}
 	return j
 }
@@ -85,11 +90,6 @@ func TestListPageWalksEveryRecordOnceInOrderWithoutBodies(t *testing.T) {
 	for _, r := range sold {
 		require.Equal(t, RoleSeller, r.Role)
 	}
-
-	// The full records are still there for 'jobs show'.
-	r, err := j.get(RoleBuyer, "job-000")
-	require.NoError(t, err)
-	require.NotEmpty(t, r.Output)
 }
 
 func TestListPageSkipsCorruptRecords(t *testing.T) {

@@ -87,11 +87,13 @@ func TestNewIdentityKeepsDataAndSaysWhatIsOpen(t *testing.T) {
 		Handler: market.HandlerConfig{Kind: market.HandlerBuiltin}, InputSchema: []byte(`{"type":"object"}`)})
 	require.NoError(t, err)
 	lock, err := besc.Lock(ctx, escrow.LockParams{Capability: "compute.statistics.mean", Seller: sellerRepo.ID,
-		Amount: mustAmount(t, "0.5"), Deadline: time.Now().Add(time.Hour), Window: time.Minute})
+		Amount: mustAmount(t, "0.5"), Deadline: time.Now().Add(time.Hour), Window: time.Minute, Input: []byte(`{"data":[1]}`)})
 	require.NoError(t, err)
 	done()
 	_, sesc, done := offlineEscrow(t, sellerRepo)
-	require.NoError(t, sesc.AcceptLock(ctx, lock))
+	fresh, err := sesc.AcceptLock(ctx, lock, []byte(`{"data":[1]}`))
+	require.NoError(t, err)
+	require.True(t, fresh)
 	done()
 
 	// The buyer lost identity.key, with no backup.
