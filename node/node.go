@@ -389,9 +389,10 @@ const (
 	badgerValueThreshold = 256 << 10
 	// badgerTable is the size of the tables flushes and compactions write.
 	badgerTable = 2 << 20
-	// badgerValueLogFile must hold the largest value, a job output of up
-	// to 32 MiB with its record.
-	badgerValueLogFile = 64 << 20
+	// badgerValueLogFile must hold the largest value: a job output of up
+	// to 32 MiB (the market's handler output cap), on its own key. Badger
+	// maps the active file at twice this, preallocated when there is room.
+	badgerValueLogFile = 40 << 20
 )
 
 // openDatastore opens the node's one Badger database, tuned for a small

@@ -23,8 +23,9 @@ import (
 //   - the watermark: below [storage] min_free free bytes, new quotes and new
 //     hires are refused (market.Admission), so the space left serves the
 //     jobs already running;
-//   - preallocation: the active write-ahead log, the active value log (when
-//     there is room for it) and the discard-stats file get real blocks
+//   - preallocation: the active write-ahead log (2 x badgerMemTable), the
+//     active value log (2 x badgerValueLogFile, when the disk has room for
+//     it twice over) and the discard-stats file get real blocks
 //     (fallocate), so the writes that record decisions land in allocated
 //     space even when the disk then fills up to the last byte;
 //   - two reserve files in the data directory: one of reserveSize bytes,

@@ -19,9 +19,11 @@ const fallocKeepSize = 0x1
 var errNoFallocate = errors.New("fallocate not supported")
 
 // preallocate gives real blocks to the files Badger writes through mmap and
-// keeps writing: the newest write-ahead log and the DISCARD stats, always
-// (a few MiB), and the newest value log when free space stays at keep or
-// more afterwards.
+// keeps writing, up to the size Badger maps them at: the newest write-ahead
+// log and the DISCARD stats always (a few MiB), and the newest value log
+// when free space stays above keep with as much again to spare. Blocks go
+// past a file's end too (FALLOC_FL_KEEP_SIZE): Badger grows a reopened
+// value log one write at a time with ftruncate.
 func preallocate(dir string, free, keep uint64) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -31,12 +33,13 @@ func preallocate(dir string, free, keep uint64) error {
 	var errs []error
 	for _, f := range []struct {
 		name   string
+		target int64 // 0: the file's size
 		always bool
-	}{{mem, true}, {"DISCARD", true}, {vlog, false}} {
+	}{{mem, 2 * badgerMemTable, true}, {"DISCARD", 0, true}, {vlog, 2 * badgerValueLogFile, false}} {
 		if f.name == "" {
 			continue
 		}
-		err := fillHoles(filepath.Join(dir, f.name), func(holes uint64) bool { return f.always || free >= holes+keep })
+		err := fillHoles(filepath.Join(dir, f.name), f.target, func(holes uint64) bool { return f.always || free >= 2*holes+keep })
 		if errors.Is(err, errNoFallocate) {
 			return err
 		}
@@ -64,9 +67,10 @@ func newestLog(entries []os.DirEntry, suffix string) string {
 	return best
 }
 
-// fillHoles allocates the unallocated part of path if ok agrees to the
-// number of bytes that takes.
-func fillHoles(path string, ok func(holes uint64) bool) error {
+// fillHoles allocates the first target bytes of path (its size when target
+// is 0) where they have no blocks yet, if ok agrees to the number of bytes
+// that takes.
+func fillHoles(path string, target int64, ok func(holes uint64) bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -76,14 +80,17 @@ func fillHoles(path string, ok func(holes uint64) bool) error {
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return fmt.Errorf("preallocate %s: %w", path, err)
 	}
+	if target <= 0 {
+		target = st.Size
+	}
 	allocated := uint64(st.Blocks) * 512
-	if st.Size <= 0 || allocated >= uint64(st.Size) {
+	if target <= 0 || allocated >= uint64(target) {
 		return nil
 	}
-	if !ok(uint64(st.Size) - allocated) {
+	if !ok(uint64(target) - allocated) {
 		return nil
 	}
-	return fallocate(f, fallocKeepSize, st.Size, path)
+	return fallocate(f, fallocKeepSize, target, path)
 }
 
 // allocateFile creates path with size bytes of real blocks.
