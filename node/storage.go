@@ -18,7 +18,7 @@ import (
 // through mmap into files it sized with ftruncate, which leaves them
 // sparse: a write into a page with no disk block behind it, on a full
 // disk, is a SIGBUS that kills the process (dgraph-io/badger#1801). The
-// diskGuard keeps the node away from that edge in three ways:
+// diskGuard keeps the node away from that edge in four ways:
 //
 //   - the watermark: below [storage] min_free free bytes, new quotes and new
 //     hires are refused (market.Admission), so the space left serves the
@@ -46,7 +46,7 @@ import (
 const (
 	// DefaultMinFree is the default [storage] min_free: room for the
 	// write-ahead logs (two of 2 x badgerMemTable), a memtable flush and
-	// a compaction, and the reserve, with margin.
+	// a compaction, and the reserves, with margin.
 	DefaultMinFree = 64 << 20
 	// openFloor is the least free space a read-write open of the database
 	// needs: a new write-ahead log (2 x badgerMemTable, preallocated), the
@@ -85,15 +85,22 @@ type DiskFullError struct {
 	Free, Need uint64
 	// Refused says what is refused, as "new quotes and hires are refused".
 	Refused string
+	// Watermark is set when Need is [storage] min_free, which may be
+	// lowered; otherwise Need is what the database needs.
+	Watermark bool
 }
 
 var _ error = (*DiskFullError)(nil)
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("disk full: %s free on the disk of %s, under the %s needed: %s until %s more is free. "+
-		"Free space on that disk (other files there; do not delete files in %s), or lower [storage] min_free in config.toml. "+
-		"Reads, and the settling of jobs already running, keep working",
-		FormatSize(e.Free), e.Dir, FormatSize(e.Need), e.Refused, FormatSize(e.Need-min(e.Need, e.Free)), e.Dir)
+	need, lower, still := "needed", "", "Commands that only read (wallet balance, jobs list, escrow list) still work"
+	if e.Watermark {
+		need, lower = "of [storage] min_free", ", or lower [storage] min_free in config.toml"
+		still = "Reads, and the settling of jobs already running, keep working"
+	}
+	return fmt.Sprintf("disk full: %s free on the disk of %s, under the %s %s: %s until %s more is free. "+
+		"Free space on that disk (other files there; do not delete files in %s)%s. %s",
+		FormatSize(e.Free), e.Dir, FormatSize(e.Need), need, e.Refused, FormatSize(e.Need-min(e.Need, e.Free)), e.Dir, lower, still)
 }
 
 // Is makes errors.Is(err, ErrDiskFull) true.
@@ -151,7 +158,7 @@ func (g *diskGuard) Admit(context.Context) error {
 	}
 	g.note(free)
 	if free < g.minFree {
-		return &DiskFullError{Dir: g.dir, Free: free, Need: g.minFree, Refused: "new quotes and hires are refused"}
+		return &DiskFullError{Dir: g.dir, Free: free, Need: g.minFree, Refused: "new quotes and hires are refused", Watermark: true}
 	}
 	return nil
 }
