@@ -116,6 +116,9 @@ type HireResult struct {
 // verify, settle. After the lock, every path ends settled or with the
 // escrow timers in charge; nothing is left half-done.
 func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
+	if err := m.cfg.admission(ctx); err != nil {
+		return HireResult{}, err // before anything is locked
+	}
 	start := time.Now()
 	if req.Timeout <= 0 {
 		req.Timeout = DefaultHireTimeout

@@ -198,6 +198,13 @@ func newQuoteID() string {
 }
 
 func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
+	if err := s.m.cfg.admission(r.Context()); err != nil {
+		// The reason stays in this node's log; a buyer learns the class.
+		s.m.log.Debug("quote refused by admission", "err", err)
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusInsufficientStorage, "seller is low on disk space and takes no new jobs; try another seller")
+		return
+	}
 	buyer, ok := buyerOf(w, r)
 	if !ok {
 		return

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
+	"net/url"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -169,14 +169,19 @@ type RefundRequest struct {
 	Reason string `json:"reason"`
 }
 
-// JobsInfo is the answer of GET /v1/jobs.
+// JobsInfo is the answer of GET /v1/jobs: one page of job summaries (no
+// input, no output; GET /v1/jobs/{id} has those), newest first.
 type JobsInfo struct {
 	Jobs []market.JobRecord `json:"jobs"`
+	// NextCursor, when set, asks for the next page (?cursor=).
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// EscrowsInfo is the answer of GET /v1/escrow.
+// EscrowsInfo is the answer of GET /v1/escrow: one page, newest first.
 type EscrowsInfo struct {
 	Escrows []escrow.Record `json:"escrows"`
+	// NextCursor, when set, asks for the next page (?cursor=).
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 func (a *apiServer) registerMarket(mux *http.ServeMux) {
@@ -253,18 +258,67 @@ func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, info)
 }
 
+// handleEscrowList answers one page: ?role=&state=&limit=&cursor=.
 func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, _ := strconv.Atoi(q.Get("limit"))
-	recs, err := a.n.Escrow.List(r.Context(), escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state")), Limit: limit})
+	f := escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state"))}
+	if f.Role != "" && f.Role != escrow.RoleBuyer && f.Role != escrow.RoleSeller {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", f.Role))
+		return
+	}
+	limit, after, err := listQuery(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if after != nil {
+		f.After = &escrow.Position{CreatedAt: after.CreatedAt, JobID: after.JobID, Role: escrow.Role(after.Role)}
+	}
+	f.Limit = limit + 1 // one more says whether there is a next page
+	recs, err := a.n.Escrow.List(r.Context(), f)
 	if err != nil {
 		apiError(w, statusOf(err), err.Error())
 		return
 	}
-	if recs == nil {
-		recs = []escrow.Record{}
+	n, more := pageCut(recs, limit, maxListBytes)
+	out := EscrowsInfo{Escrows: append([]escrow.Record{}, recs[:n]...)}
+	if more {
+		out.NextCursor = escrowCursor(recs[n-1])
 	}
-	apiJSON(w, EscrowsInfo{Escrows: recs})
+	apiJSON(w, out)
+}
+
+// listQuery reads a list request's limit and cursor.
+func listQuery(q url.Values) (int, *cursorPos, error) {
+	limit, err := parseListLimit(q.Get("limit"))
+	if err != nil {
+		return 0, nil, err
+	}
+	c := q.Get("cursor")
+	if c == "" {
+		return limit, nil, nil
+	}
+	p, err := decodeCursor(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return limit, &p, nil
+}
+
+// pageCut is how many of recs (fetched with limit+1) make the page: at
+// most limit, and no more than fit in maxBytes (at least one); more
+// reports whether records are left for a next page.
+func pageCut[T any](recs []T, limit, maxBytes int) (n int, more bool) {
+	size := 0
+	for n < len(recs) && n < limit {
+		b, err := json.Marshal(recs[n])
+		if err == nil && n > 0 && size+len(b) > maxBytes {
+			break
+		}
+		size += len(b)
+		n++
+	}
+	return n, n < len(recs)
 }
 
 func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
@@ -299,16 +353,34 @@ func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, rec)
 }
 
+// handleJobs answers one page of job summaries: ?role=&limit=&cursor=.
 func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
-	jobs, err := a.n.Market.Jobs(r.Context(), r.URL.Query().Get("role"))
+	q := r.URL.Query()
+	role := q.Get("role")
+	if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", role))
+		return
+	}
+	limit, after, err := listQuery(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	mq := market.JobQuery{Role: role, Limit: limit + 1}
+	if after != nil {
+		mq.After = &market.JobPosition{CreatedAt: after.CreatedAt, Role: after.Role, JobID: after.JobID}
+	}
+	jobs, err := a.n.Market.JobsPage(r.Context(), mq)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if jobs == nil {
-		jobs = []market.JobRecord{}
+	n, more := pageCut(jobs, limit, maxListBytes)
+	out := JobsInfo{Jobs: append([]market.JobRecord{}, jobs[:n]...)}
+	if more {
+		out.NextCursor = jobCursor(jobs[n-1])
 	}
-	apiJSON(w, JobsInfo{Jobs: jobs})
+	apiJSON(w, out)
 }
 
 func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {

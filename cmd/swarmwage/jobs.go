@@ -26,6 +26,7 @@ func jobsCommand() *cli.Command {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' jobs"},
+					&cli.IntFlag{Name: "limit", Value: node.DefaultListLimit, Usage: "at most this many (0: all)"},
 					jsonOutFlag(),
 				},
 				Action: func(c *cli.Context) error {
@@ -33,7 +34,11 @@ func jobsCommand() *cli.Command {
 					if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
 						return usageErrf("--role %q: want buyer or seller", role)
 					}
-					info, err := listJobs(c, role)
+					limit := c.Int("limit")
+					if limit < 0 {
+						return usageErrf("--limit %d: want 0 (all) or more", limit)
+					}
+					info, err := listJobs(c, role, limit)
 					if err != nil {
 						return err
 					}
@@ -44,6 +49,9 @@ func jobsCommand() *cli.Command {
 					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATUS\tCREATED\n")
 					for _, j := range info.Jobs {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, j.Status, j.CreatedAt.Format("2006-01-02 15:04:05"))
+					}
+					if info.NextCursor != "" {
+						fmt.Fprintf(tw, "(the newest %d; --limit 0 lists all)\n", len(info.Jobs))
 					}
 					return tw.Flush()
 				},
@@ -154,24 +162,21 @@ func jobsCancelCommand() *cli.Command {
 	}
 }
 
-func listJobs(c *cli.Context, role string) (node.JobsInfo, error) {
+// listJobs lists at most limit job summaries (0: all), newest first.
+func listJobs(c *cli.Context, role string, limit int) (node.JobsInfo, error) {
 	cl, err := daemonClient(c)
 	if err != nil {
 		return node.JobsInfo{}, err
 	}
 	if cl != nil {
-		return cl.Jobs(c.Context, role)
+		return cl.ListJobs(c.Context, role, limit)
 	}
-	l, err := openLocal(c)
+	l, err := openLocalRead(c)
 	if err != nil {
 		return node.JobsInfo{}, err
 	}
 	defer l.Close()
-	jobs, err := market.ListJobs(l.DB, role)
-	if jobs == nil {
-		jobs = []market.JobRecord{}
-	}
-	return node.JobsInfo{Jobs: jobs}, err
+	return l.Jobs(role, limit)
 }
 
 func showJob(c *cli.Context, id string) (market.JobRecord, error) {
@@ -183,7 +188,7 @@ func showJob(c *cli.Context, id string) (market.JobRecord, error) {
 	if cl != nil {
 		job, err = cl.Job(c.Context, id)
 	} else {
-		l, lerr := openLocal(c)
+		l, lerr := openLocalRead(c)
 		if lerr != nil {
 			return market.JobRecord{}, lerr
 		}
