@@ -162,22 +162,22 @@ func (r *Routing) RefreshCache() { r.refreshCache() }
 func (r *Routing) refreshCache() {
 	now := r.cfg.now()
 	r.mu.Lock()
-	var todo []string
+	todo := make(map[string]int)
 	for id, e := range r.cache {
 		if !e.warm && now.Sub(e.lastSearch) > r.cfg.cacheIdle {
 			delete(r.cache, id)
 			continue
 		}
-		todo = append(todo, id)
+		todo[id] = max(e.limit, DefaultLimit) // as many as it was searched for
 	}
 	r.mu.Unlock()
-	for _, id := range todo {
-		sellers, err := r.search(r.ctx, id, DefaultLimit)
+	for id, limit := range todo {
+		sellers, err := r.search(r.ctx, id, limit)
 		if err != nil {
 			r.log.Debug("refresh prefetch cache", "capability", id, "err", err)
 			continue
 		}
-		r.store(id, sellers, DefaultLimit, time.Time{})
+		r.store(id, sellers, limit, time.Time{})
 	}
 }
 

@@ -60,12 +60,12 @@ func (e *Escrow) List(ctx context.Context, f Filter) ([]Record, error) {
 		if err != nil {
 			return err
 		}
-		sort.SliceStable(stored, func(i, j int) bool {
-			if !stored[i].CreatedAt.Equal(stored[j].CreatedAt) {
-				return stored[i].CreatedAt.After(stored[j].CreatedAt)
-			}
-			return stored[i].JobID < stored[j].JobID
-		})
+		pos := func(r *storedRecord) Position { return Position{CreatedAt: r.CreatedAt, JobID: r.JobID, Role: r.Role} }
+		sort.Slice(stored, func(i, j int) bool { return pos(stored[i]).Before(pos(stored[j])) })
+		if f.After != nil {
+			first := sort.Search(len(stored), func(i int) bool { return f.After.Before(pos(stored[i])) })
+			stored = stored[first:]
+		}
 		if f.Limit > 0 && len(stored) > f.Limit {
 			stored = stored[:f.Limit]
 		}

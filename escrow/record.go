@@ -328,6 +328,33 @@ type Filter struct {
 	Role  Role
 	State State
 	Limit int // at most this many, newest first; 0 means all
+	// After, for paging, starts the list after this position: that of the
+	// last record of the previous page.
+	After *Position
+}
+
+// Position is a record's place in List's order: newest first, then by job
+// ID, then by role (a node that sold to itself has both).
+type Position struct {
+	CreatedAt time.Time
+	JobID     string
+	Role      Role
+}
+
+// Before reports whether p comes before q in List's order.
+func (p Position) Before(q Position) bool {
+	if !p.CreatedAt.Equal(q.CreatedAt) {
+		return p.CreatedAt.After(q.CreatedAt)
+	}
+	if p.JobID != q.JobID {
+		return p.JobID < q.JobID
+	}
+	return p.Role < q.Role
+}
+
+// Position is r's place in List's order.
+func (r Record) Position() Position {
+	return Position{CreatedAt: r.CreatedAt, JobID: r.JobID, Role: r.Role}
 }
 
 // schemaVersion is the version of every value this package stores.

@@ -32,13 +32,23 @@ type FindResult struct {
 	Capability string
 	Sellers    []Seller
 	Rejected   int
+	// TimedOut: the search was cut short by the caller's deadline, so
+	// sellers may be missing.
+	TimedOut bool
 }
 
 // Find returns up to limit sellers of capID whose signed listings check out,
 // cheapest first, then fastest. capID may be a prefix such as "text", which
 // finds the sellers of every capability under it.
+//
+// limit counts live sellers (distinct peers whose listing checked out): the
+// DHT is asked for more providers than that, because provider records of
+// dead sellers are normal.
 func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult, error) {
-	cands, err := m.routing.FindSellers(ctx, capID, limit)
+	if limit <= 0 {
+		limit = candidatesPerHire
+	}
+	cands, err := m.routing.FindSellers(ctx, capID, min(2*limit+5, maxProviders))
 	if err != nil {
 		return FindResult{}, fmt.Errorf("find %s: %w", capID, err)
 	}
@@ -64,6 +74,7 @@ func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult,
 		}(c)
 	}
 	wg.Wait()
+	res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	sort.SliceStable(res.Sellers, func(i, j int) bool {
 		a, b := res.Sellers[i], res.Sellers[j]
 		if a.Listing.Listing.Price != b.Listing.Listing.Price {
@@ -71,7 +82,37 @@ func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult,
 		}
 		return a.RTT < b.RTT
 	})
+	res.Sellers = firstPeers(res.Sellers, limit)
 	return res, nil
+}
+
+// maxProviders caps the providers one search asks the DHT for.
+const maxProviders = 200
+
+// firstPeers keeps the listings of the first limit distinct peers.
+func firstPeers(sellers []Seller, limit int) []Seller {
+	seen := make(map[peer.ID]bool)
+	out := sellers[:0]
+	for _, s := range sellers {
+		if !seen[s.Peer.ID] {
+			if len(seen) == limit {
+				continue
+			}
+			seen[s.Peer.ID] = true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Peers counts the distinct sellers of a result (one seller may have
+// several listings under a prefix).
+func (r FindResult) Peers() int {
+	seen := make(map[peer.ID]bool, len(r.Sellers))
+	for _, s := range r.Sellers {
+		seen[s.Peer.ID] = true
+	}
+	return len(seen)
 }
 
 // checkSeller fetches and verifies one candidate's listing(s) of capID.

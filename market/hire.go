@@ -48,6 +48,13 @@ var (
 	// ErrVerificationFailed: the output failed local verification; the
 	// hold was refunded.
 	ErrVerificationFailed = errors.New("verification failed")
+	// ErrCancelled: the buyer cancelled the hire (jobs cancel, Ctrl-C)
+	// before its output was delivered; the hold was refunded. A caller
+	// cancels a hire with context.WithCancelCause(ctx) and this cause.
+	ErrCancelled = errors.New("cancelled by the buyer")
+	// ErrTimedOut: no result within the hire's timeout while the seller was
+	// still reachable and working; the hold was refunded.
+	ErrTimedOut = errors.New("no result within the timeout")
 	// ErrNeedsConfirm: the capability is risk tier 3 and the hire was not
 	// confirmed.
 	ErrNeedsConfirm = errors.New("risk tier 3 capability needs confirmation")
@@ -109,6 +116,9 @@ type HireResult struct {
 // verify, settle. After the lock, every path ends settled or with the
 // escrow timers in charge; nothing is left half-done.
 func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
+	if err := m.cfg.admission(ctx); err != nil {
+		return HireResult{}, err // before anything is locked
+	}
 	start := time.Now()
 	if req.Timeout <= 0 {
 		req.Timeout = DefaultHireTimeout
@@ -165,6 +175,8 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 			lastErr = err
 			continue
 		}
+		m.log.Info("job bought", "job", res.JobID, "capability", req.Capability, "seller", c.Peer.ID, "outcome", res.State,
+			"price", res.Price.String(), "duration", time.Duration(res.DurationMS)*time.Millisecond, "err", err)
 		return withRoute(res), err
 	}
 	if lastErr == nil && riskErr != nil {
@@ -362,6 +374,13 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		}
 		return r, err
 	}
+	if runErr != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+		r, err := m.refund(res, ErrCancelled.Error(), nil, ErrCancelled)
+		return r, err
+	}
+	if errors.Is(runErr, ErrTimedOut) {
+		return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w of %s: the seller was still working; the hold was refunded; raise --timeout", ErrTimedOut, req.Timeout))
+	}
 	if runErr != nil {
 		return m.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
 	}
@@ -400,15 +419,24 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 		if errors.As(err, &se) {
 			return nil, nil, err
 		}
-		return m.pollJob(ctx, seller, lock)
+		return m.pollJob(ctx, seller, lock, false)
 	}
 	defer resp.Body.Close()
+	// A stream read does not watch the context by itself: close the body
+	// when the hire is cancelled or its deadline passes.
+	stopWatch := context.AfterFunc(jctx, func() { resp.Body.Close() })
+	defer stopWatch()
 	r := bufio.NewReaderSize(resp.Body, 64<<10)
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
 			m.log.Debug("job stream broke", "job", lock.JobID, "err", err)
-			return m.pollJob(ctx, seller, lock)
+			if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+				return nil, nil, ErrCancelled
+			}
+			// The seller accepted the job and streamed its progress: if the
+			// deadline ends it now, the seller was still working.
+			return m.pollJob(ctx, seller, lock, true)
 		}
 		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
@@ -425,6 +453,9 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 			}
 			return ev.Output, d, nil
 		case EventError:
+			if ev.Status == http.StatusGatewayTimeout {
+				return nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, ev.Message)
+			}
 			msg := ev.Message
 			for _, reason := range ev.Reasons {
 				msg += "; " + reason
@@ -437,10 +468,16 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 // pollJob asks the seller for a job's result until the lock's deadline. A
 // seller that cannot be reached is looked up again (peer routing): it may
 // have restarted on other addresses.
-func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock) (json.RawMessage, *escrow.Delivery, error) {
+func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, working bool) (json.RawMessage, *escrow.Delivery, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	failures := 0
+	silent := func() error {
+		if working {
+			return fmt.Errorf("%w: the seller was still working at the job deadline", ErrTimedOut)
+		}
+		return errors.New("seller silent past the job deadline")
+	}
 	for {
 		pctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		var st JobStatus
@@ -457,16 +494,20 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 				return st.Output, d, nil
 			case st.Status == StatusFailed:
 				return nil, nil, fmt.Errorf("seller reports the job failed: %s", st.Error)
+			case st.Status == StatusTimedOut:
+				return nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, st.Error)
 			}
+			working = st.Status == StatusRunning
 		} else if failures++; failures%3 == 0 {
+			working = false
 			seller = m.resolve(ctx, seller)
 		}
 		if !m.cfg.now().Before(lock.Deadline) {
-			return nil, nil, errors.New("seller silent past the job deadline")
+			return nil, nil, silent()
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, errors.New("seller silent past the job deadline")
+			return nil, nil, silent()
 		case <-t.C:
 		}
 	}
@@ -759,4 +800,28 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 	}
 	return fmt.Errorf("%w of %s at or under %s credits: %d seller(s) found, the cheapest asks %s; raise --max-price",
 		ErrNoSeller, req.Capability, escrow.FormatAmount(req.MaxPrice), len(found), cheapest)
+}
+
+// CancelJob cancels a job this node bought that no live hire of this
+// process follows (it was detached, or resumed after a restart) and that
+// is not delivered yet: it refunds the hold and tells the seller. A live
+// hire is cancelled through its context instead (ErrCancelled). A
+// delivered job fails with escrow.ErrBadState: it is being verified and
+// settles by itself.
+func (m *Market) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	er, err := m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+	if err != nil {
+		return escrow.Record{}, err
+	}
+	switch {
+	case er.State == escrow.StateDelivered:
+		return er, fmt.Errorf("job %s was delivered: %w; it is verified and settles by itself", jobID, escrow.ErrBadState)
+	case er.State.Final():
+		return er, nil
+	}
+	res := HireResult{JobID: jobID, Seller: er.Seller, Capability: er.Capability, Price: Credits(er.Amount)}
+	if _, err := m.refund(res, ErrCancelled.Error(), nil, nil); err != nil {
+		return er, err
+	}
+	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,9 @@ const (
 	StatusFailed             = "failed"
 	StatusVerified           = "verified"
 	StatusVerificationFailed = "verification_failed"
+	// StatusTimedOut: no result by the job's deadline (the buyer's
+	// timeout) while the seller was still working; refunded, not failed.
+	StatusTimedOut = "timed_out"
 )
 
 var (
@@ -67,9 +71,33 @@ type JobRecord struct {
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	DurationMS   int64           `json:"duration_ms"`
+	// Events is the job's event history as the buyer saw it (accepted,
+	// progress, result or error), without outputs; at most maxJobEvents.
+	Events []JobEvent `json:"events,omitempty"`
 	// SettleSent is set once the seller acknowledged the buyer's settle.
 	SettleSent bool `json:"settle_sent,omitempty"`
 	Rating     int  `json:"rating,omitempty"`
+}
+
+// maxJobEvents caps the event history kept with a job record: a long job
+// sends a progress event every second.
+const maxJobEvents = 64
+
+// JobEvent is one event of a job's history.
+type JobEvent struct {
+	At        time.Time `json:"at"`
+	Type      string    `json:"type"`
+	Message   string    `json:"message,omitempty"`
+	ElapsedMS int64     `json:"elapsed_ms,omitempty"`
+}
+
+// SaveEvents keeps a bought job's event history with its record: the
+// first events and the last ones when there are more than fit.
+func (m *Market) SaveEvents(jobID string, evs []JobEvent) {
+	if len(evs) > maxJobEvents {
+		evs = append(append([]JobEvent{}, evs[:maxJobEvents/2]...), evs[len(evs)-maxJobEvents/2:]...)
+	}
+	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Events = evs })
 }
 
 // jobs stores job records and ratings.
@@ -210,6 +238,126 @@ func (j *jobs) list(role string) ([]JobRecord, error) {
 	return out, nil
 }
 
+// JobQuery selects a page of job records, as summaries (ListJobsPage).
+type JobQuery struct {
+	// Role is "buyer", "seller" or "" for both.
+	Role string
+	// Limit caps the page; 0: every record.
+	Limit int
+	// After, for paging, starts after this position: that of the last
+	// record of the previous page.
+	After *JobPosition
+}
+
+// JobPosition is a job record's place in list order: newest first, then
+// by role, then by job ID.
+type JobPosition struct {
+	CreatedAt   time.Time
+	Role, JobID string
+}
+
+// Before reports whether p comes before q in list order.
+func (p JobPosition) Before(q JobPosition) bool {
+	if !p.CreatedAt.Equal(q.CreatedAt) {
+		return p.CreatedAt.After(q.CreatedAt)
+	}
+	if p.Role != q.Role {
+		return p.Role < q.Role
+	}
+	return p.JobID < q.JobID
+}
+
+// Position is r's place in list order.
+func (r JobRecord) Position() JobPosition {
+	return JobPosition{CreatedAt: r.CreatedAt, Role: r.Role, JobID: r.JobID}
+}
+
+// maxSummaryError caps a listed job's error text: the seller wrote it, and
+// 'jobs show' has it whole.
+const maxSummaryError = 1 << 10
+
+// jobSummary decodes a stored record without reading its input and output
+// into memory: a list carries neither.
+type jobSummary struct {
+	JobRecord
+	Input  discardJSON `json:"input"`
+	Output discardJSON `json:"output"`
+}
+
+// discardJSON accepts any JSON value and keeps nothing.
+type discardJSON struct{}
+
+func (*discardJSON) UnmarshalJSON([]byte) error { return nil }
+
+// listPage returns q's page of summaries (no input, no output), in list
+// order. It holds at most q.Limit records in memory however many there are.
+func (j *jobs) listPage(q JobQuery) ([]JobRecord, error) {
+	prefix := []byte(jobPrefix)
+	if q.Role != "" {
+		prefix = jobRolePrefix(q.Role)
+	}
+	page := &jobPage{limit: q.Limit}
+	err := j.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = prefix
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			var s jobSummary
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &s) }); err != nil || s.Version != jobVersion {
+				continue // a corrupt record must not hide the others
+			}
+			if q.After != nil && !q.After.Before(s.Position()) {
+				continue
+			}
+			page.add(s.JobRecord)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	out := page.recs
+	sort.Slice(out, func(a, b int) bool { return out[a].Position().Before(out[b].Position()) })
+	for i := range out {
+		out[i].Input, out[i].Output = nil, nil
+		if len(out[i].Error) > maxSummaryError {
+			out[i].Error = out[i].Error[:maxSummaryError] + "..."
+		}
+	}
+	return out, nil
+}
+
+// jobPage keeps the first limit records in list order (all when limit is
+// 0): a heap whose top is the last of those kept.
+type jobPage struct {
+	limit int
+	recs  []JobRecord
+}
+
+func (p *jobPage) Len() int           { return len(p.recs) }
+func (p *jobPage) Less(a, b int) bool { return p.recs[b].Position().Before(p.recs[a].Position()) }
+func (p *jobPage) Swap(a, b int)      { p.recs[a], p.recs[b] = p.recs[b], p.recs[a] }
+func (p *jobPage) Push(x any)         { p.recs = append(p.recs, x.(JobRecord)) }
+func (p *jobPage) Pop() any {
+	last := p.recs[len(p.recs)-1]
+	p.recs = p.recs[:len(p.recs)-1]
+	return last
+}
+
+func (p *jobPage) add(r JobRecord) {
+	r.Input, r.Output = nil, nil
+	switch {
+	case p.limit <= 0:
+		p.recs = append(p.recs, r)
+	case len(p.recs) < p.limit:
+		heap.Push(p, r)
+	case r.Position().Before(p.recs[0].Position()):
+		p.recs[0] = r
+		heap.Fix(p, 0)
+	}
+}
+
 // rate records the buyer's rating of a job it bought, in one transaction
 // with the job record (a concurrent update cannot lose it).
 func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
@@ -298,9 +446,18 @@ func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, 
 	return m.jobs.rate(jobID, score)
 }
 
+// JobsPage returns a page of job summaries (no input, no output) in list
+// order; Job has a whole record.
+func (m *Market) JobsPage(ctx context.Context, q JobQuery) ([]JobRecord, error) {
+	return m.jobs.listPage(q)
+}
+
 // ListJobs lists the job records in db without a running market (offline
 // commands), newest first.
 func ListJobs(db *badger.DB, role string) ([]JobRecord, error) { return (&jobs{db: db}).list(role) }
+
+// ListJobsPage is JobsPage on db without a running market.
+func ListJobsPage(db *badger.DB, q JobQuery) ([]JobRecord, error) { return (&jobs{db: db}).listPage(q) }
 
 // GetJob returns one job record from db without a running market,
 // preferring the buyer's record.

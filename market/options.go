@@ -47,6 +47,8 @@ type config struct {
 	queue          int
 	outboxInterval time.Duration
 	allowRisk3     bool
+	// admit, when set, may refuse new quotes and hires (Admission).
+	admit func(context.Context) error
 	// readHeaderTimeout bounds a stream's request headers.
 	readHeaderTimeout time.Duration
 	now               func() time.Time
@@ -143,6 +145,23 @@ func Concurrency(running, queued int) Option {
 // per-hire confirmation. Defaults to off: each such hire needs Confirm.
 func AllowRiskTier3() Option {
 	return func(c *config) error { c.allowRisk3 = true; return nil }
+}
+
+// Admission sets a check asked before this node quotes and before it
+// hires: while it returns an error, POST /quotes answers 507 Insufficient
+// Storage and Hire returns that error before anything is locked. Jobs
+// already accepted or locked go on. The node uses it for its free-space
+// watermark. Defaults to none.
+func Admission(f func(context.Context) error) Option {
+	return func(c *config) error { c.admit = f; return nil }
+}
+
+// admission asks the Admission check, if any.
+func (c *config) admission(ctx context.Context) error {
+	if c.admit == nil {
+		return nil
+	}
+	return c.admit(ctx)
 }
 
 // OutboxInterval sets the first wait before an unsent settle is retried;

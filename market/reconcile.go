@@ -119,7 +119,7 @@ func (m *Market) resume(ctx context.Context, r escrow.Record) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, r.Deadline)
 	defer cancel()
-	out, d, err := m.pollJob(ctx, m.addrsOf(r.Seller), r.Lock)
+	out, d, err := m.pollJob(ctx, m.addrsOf(r.Seller), r.Lock, false)
 	res := HireResult{JobID: r.JobID, Capability: r.Capability, Seller: r.Seller, Price: Credits(r.Amount), State: r.State}
 	if err != nil {
 		if m.ctx.Err() == nil {

@@ -83,7 +83,7 @@ func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
 }
 
 // A handler that ignores its context still loses the job at the deadline:
-// the buyer is refunded, the seller's record says failed.
+// the buyer is refunded (the job timed out), the seller's record says so.
 func TestHandlerIgnoringItsContextFailsAtTheDeadline(t *testing.T) {
 	boot := setupPeer(t, nil)
 	release := make(chan struct{})
@@ -102,11 +102,13 @@ func TestHandlerIgnoringItsContextFailsAtTheDeadline(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
 	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.stuck", Input: json.RawMessage(`{}`), Timeout: 20 * time.Second})
-	require.ErrorIs(t, err, ErrJobFailed)
+	require.ErrorIs(t, err, ErrTimedOut)
 	require.Equal(t, escrow.StateRefunded, res.State)
-	rs, err := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
-	require.NoError(t, err)
-	require.Equal(t, escrow.StateFailed, rs.State)
+	require.Eventually(t, func() bool {
+		rec, err := seller.market.jobs.get(RoleSeller, res.JobID)
+		rs, err2 := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+		return err == nil && err2 == nil && rec.Status == StatusTimedOut && rs.State == escrow.StateRefunded
+	}, 10*time.Second, 50*time.Millisecond)
 }
 
 // Regression: a buyer that stopped after recording a delivery and before
@@ -153,4 +155,33 @@ func TestUndecidedDeliveryIsVerifiedAgain(t *testing.T) {
 			require.NoError(t, buyer.market.escrow.CheckInvariant(ctx))
 		})
 	}
+}
+
+// Regression: a buyer's own timeout was reported as "the job failed at the
+// seller", and the seller's record said failed although it was still
+// working. Now the hire ends with ErrTimedOut, both sides refund, and the
+// seller's record says timed_out.
+func TestBuyerTimeoutIsNotASellerFailure(t *testing.T) {
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		<-ctx.Done() // working until the deadline
+		return nil, ctx.Err()
+	}))
+	buyer := setupPeer(t, boot)
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: 2 * time.Second})
+	require.ErrorIs(t, err, ErrTimedOut)
+	require.NotErrorIs(t, err, ErrJobFailed)
+	require.Equal(t, escrow.StateRefunded, res.State)
+	require.Eventually(t, func() bool {
+		rec, err := seller.market.jobs.get(RoleSeller, res.JobID)
+		er, err2 := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+		return err == nil && err2 == nil && rec.Status == StatusTimedOut && er.State == escrow.StateRefunded
+	}, 10*time.Second, 50*time.Millisecond)
 }

@@ -91,8 +91,9 @@ type seller struct {
 	// Per-peer limits, so that one buyer cannot take every slot or keep
 	// the node signing quotes.
 	mu       sync.Mutex
-	perPeer  map[peer.ID]int           // jobs in flight per buyer
-	limiters map[peer.ID]*rate.Limiter // quote requests per buyer
+	perPeer  map[peer.ID]int               // jobs in flight per buyer
+	limiters map[peer.ID]*rate.Limiter     // quote requests per buyer
+	running  map[string]context.CancelFunc // jobs whose handler runs, to stop one the buyer refunded
 }
 
 const (
@@ -111,6 +112,7 @@ func newSeller(m *Market) *seller {
 		slots:    make(chan struct{}, m.cfg.concurrency),
 		perPeer:  make(map[peer.ID]int),
 		limiters: make(map[peer.ID]*rate.Limiter),
+		running:  make(map[string]context.CancelFunc),
 	}
 }
 
@@ -196,6 +198,13 @@ func newQuoteID() string {
 }
 
 func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
+	if err := s.m.cfg.admission(r.Context()); err != nil {
+		// The reason stays in this node's log; a buyer learns the class.
+		s.m.log.Debug("quote refused by admission", "err", err)
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusInsufficientStorage, "seller is low on disk space and takes no new jobs; try another seller")
+		return
+	}
 	buyer, ok := buyerOf(w, r)
 	if !ok {
 		return
@@ -441,6 +450,14 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 
 	ctx, cancel := context.WithDeadline(s.m.ctx, lock.Deadline)
 	defer cancel()
+	s.mu.Lock()
+	s.running[lock.JobID] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, lock.JobID)
+		s.mu.Unlock()
+	}()
 	type result struct {
 		out json.RawMessage
 		err error
@@ -462,15 +479,27 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	for {
 		select {
 		case res := <-done:
+			if res.err != nil && ctx.Err() == context.Canceled && s.m.ctx.Err() == nil {
+				s.cancelled(stream, lock)
+				return
+			}
+			if res.err != nil && !s.m.cfg.now().Before(lock.Deadline) {
+				s.timedOut(stream, lock, time.Since(start))
+				return
+			}
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
 		case <-ctx.Done():
 			if s.m.ctx.Err() != nil {
 				return // shutting down: the restart reconciles the job
 			}
+			if ctx.Err() == context.Canceled {
+				s.cancelled(stream, lock)
+				return
+			}
 			// A handler that ignores its context still loses the job at
 			// the deadline; its goroutine keeps the slot until it returns.
-			s.finish(stream, lock, nil, fmt.Errorf("%w: handler timed out at the job deadline", ErrHandler), time.Since(start))
+			s.timedOut(stream, lock, time.Since(start))
 			return
 		case <-tick.C:
 			stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
@@ -490,6 +519,30 @@ func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (o
 		return s.m.cfg.runHandler(ctx, input)
 	}
 	return s.m.handlers.run(ctx, o, input)
+}
+
+// cancelled ends a job the buyer refunded (cancelled) while it ran; the
+// escrow already says refunded.
+func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock) {
+	msg := "cancelled by the buyer"
+	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+		r.Status, r.Error, r.UpdatedAt = StatusFailed, msg, time.Now().UTC()
+	})
+	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGone})
+	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "cancelled by the buyer")
+}
+
+// timedOut ends a job whose deadline (the buyer's timeout) passed before
+// its handler finished. It is not the handler's failure: the escrow stays
+// locked and the deadline refunds it on both sides; the record says
+// timed_out.
+func (s *seller) timedOut(stream *eventWriter, lock *escrow.Lock, took time.Duration) {
+	msg := "no result by the job deadline (the buyer's timeout)"
+	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+		r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusTimedOut, msg, took.Milliseconds(), time.Now().UTC()
+	})
+	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGatewayTimeout})
+	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "timed out", "duration", took.Round(time.Millisecond))
 }
 
 // finish delivers the output (or fails the job) and sends the last event.
@@ -515,6 +568,7 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, msg, took.Milliseconds(), time.Now().UTC()
 		})
 		stream.send(Event{Type: EventError, JobID: jobID, Message: msg, Status: status, Reasons: reasons})
+		s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "failed", "class", msg, "duration", took.Round(time.Millisecond))
 		return
 	}
 	d, err := s.m.escrow.Deliver(ctx, jobID, out)
@@ -530,6 +584,7 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	})
+	s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
 func truncateText(s string, n int) string {
@@ -628,6 +683,14 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
+	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateRefunded {
+		s.mu.Lock()
+		stop := s.running[st.JobID]
+		s.mu.Unlock()
+		if stop != nil {
+			stop() // refunded before delivery: the work is not wanted
+		}
+	}
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed {
 		s.m.wg.Add(1)
 		go func() {

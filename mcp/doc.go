@@ -2,7 +2,7 @@
 // agent that speaks MCP discover, hire and verify on the market through a
 // local swarmwage node, with no glue code (issue 9; the flow of a hire is
 // "A hire, end to end" in ../shared/DESIGN.md, capabilities and checks are
-// ../shared/spec/capability-taxonomy-v0.1.md).
+// docs/specs/capability-taxonomy-v0.1.md).
 //
 // 'swarmwage mcp' runs it over stdio with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk). It holds no market state of its

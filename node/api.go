@@ -327,7 +327,7 @@ func statusOf(err error) int {
 	switch {
 	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, ErrBadRequest):
 		return http.StatusBadRequest
-	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound):
+	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound), errors.Is(err, ErrNotRunning):
 		return http.StatusNotFound
 	case errors.Is(err, market.ErrBadRating), errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount),
 		errors.Is(err, escrow.ErrInvalidMessage):

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
+	"net/url"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -46,6 +46,9 @@ type HireRequest struct {
 	QoS string `json:"qos,omitempty"`
 	// Explain returns every candidate with why it was chosen or dropped.
 	Explain bool `json:"explain,omitempty"`
+	// Detach answers as soon as a seller accepted the job; the hire runs on
+	// in the daemon (jobs watch, jobs cancel).
+	Detach bool `json:"detach,omitempty"`
 	// RequireConfirm: a risk tier 3 capability is hired only with confirm
 	// set, whatever the node's [market] allow_risk_tier_3 (MCP sets it, so
 	// that only its own allowance counts).
@@ -101,6 +104,9 @@ const (
 	OutcomeNoSeller           = "no_seller"
 	OutcomeJobFailed          = "job_failed"
 	OutcomeVerificationFailed = "verification_failed"
+	OutcomeTimedOut           = "timed_out"
+	OutcomeCancelled          = "cancelled"
+	OutcomeRunning            = "running"
 	OutcomeNeedsConfirm       = "needs_confirm"
 	OutcomeSpendCap           = "spend_cap"
 	OutcomeError              = "error"
@@ -163,14 +169,19 @@ type RefundRequest struct {
 	Reason string `json:"reason"`
 }
 
-// JobsInfo is the answer of GET /v1/jobs.
+// JobsInfo is the answer of GET /v1/jobs: one page of job summaries (no
+// input, no output; GET /v1/jobs/{id} has those), newest first.
 type JobsInfo struct {
 	Jobs []market.JobRecord `json:"jobs"`
+	// NextCursor, when set, asks for the next page (?cursor=).
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// EscrowsInfo is the answer of GET /v1/escrow.
+// EscrowsInfo is the answer of GET /v1/escrow: one page, newest first.
 type EscrowsInfo struct {
 	Escrows []escrow.Record `json:"escrows"`
+	// NextCursor, when set, asks for the next page (?cursor=).
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 func (a *apiServer) registerMarket(mux *http.ServeMux) {
@@ -185,6 +196,8 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/jobs", a.handleJobs)
 	mux.HandleFunc("GET /v1/jobs/{id}", a.handleJob)
 	mux.HandleFunc("POST /v1/jobs/{id}/rate", a.handleRate)
+	mux.HandleFunc("GET /v1/jobs/{id}/events", a.handleJobEvents)
+	mux.HandleFunc("POST /v1/jobs/{id}/cancel", a.handleJobCancel)
 }
 
 func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
@@ -245,18 +258,67 @@ func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, info)
 }
 
+// handleEscrowList answers one page: ?role=&state=&limit=&cursor=.
 func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, _ := strconv.Atoi(q.Get("limit"))
-	recs, err := a.n.Escrow.List(r.Context(), escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state")), Limit: limit})
+	f := escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state"))}
+	if f.Role != "" && f.Role != escrow.RoleBuyer && f.Role != escrow.RoleSeller {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", f.Role))
+		return
+	}
+	limit, after, err := listQuery(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if after != nil {
+		f.After = &escrow.Position{CreatedAt: after.CreatedAt, JobID: after.JobID, Role: escrow.Role(after.Role)}
+	}
+	f.Limit = limit + 1 // one more says whether there is a next page
+	recs, err := a.n.Escrow.List(r.Context(), f)
 	if err != nil {
 		apiError(w, statusOf(err), err.Error())
 		return
 	}
-	if recs == nil {
-		recs = []escrow.Record{}
+	n, more := pageCut(recs, limit, maxListBytes)
+	out := EscrowsInfo{Escrows: append([]escrow.Record{}, recs[:n]...)}
+	if more {
+		out.NextCursor = escrowCursor(recs[n-1])
 	}
-	apiJSON(w, EscrowsInfo{Escrows: recs})
+	apiJSON(w, out)
+}
+
+// listQuery reads a list request's limit and cursor.
+func listQuery(q url.Values) (int, *cursorPos, error) {
+	limit, err := parseListLimit(q.Get("limit"))
+	if err != nil {
+		return 0, nil, err
+	}
+	c := q.Get("cursor")
+	if c == "" {
+		return limit, nil, nil
+	}
+	p, err := decodeCursor(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return limit, &p, nil
+}
+
+// pageCut is how many of recs (fetched with limit+1) make the page: at
+// most limit, and no more than fit in maxBytes (at least one); more
+// reports whether records are left for a next page.
+func pageCut[T any](recs []T, limit, maxBytes int) (n int, more bool) {
+	size := 0
+	for n < len(recs) && n < limit {
+		b, err := json.Marshal(recs[n])
+		if err == nil && n > 0 && size+len(b) > maxBytes {
+			break
+		}
+		size += len(b)
+		n++
+	}
+	return n, n < len(recs)
 }
 
 func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
@@ -291,16 +353,34 @@ func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, rec)
 }
 
+// handleJobs answers one page of job summaries: ?role=&limit=&cursor=.
 func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
-	jobs, err := a.n.Market.Jobs(r.Context(), r.URL.Query().Get("role"))
+	q := r.URL.Query()
+	role := q.Get("role")
+	if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", role))
+		return
+	}
+	limit, after, err := listQuery(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	mq := market.JobQuery{Role: role, Limit: limit + 1}
+	if after != nil {
+		mq.After = &market.JobPosition{CreatedAt: after.CreatedAt, Role: after.Role, JobID: after.JobID}
+	}
+	jobs, err := a.n.Market.JobsPage(r.Context(), mq)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if jobs == nil {
-		jobs = []market.JobRecord{}
+	n, more := pageCut(jobs, limit, maxListBytes)
+	out := JobsInfo{Jobs: append([]market.JobRecord{}, jobs[:n]...)}
+	if more {
+		out.NextCursor = jobCursor(jobs[n-1])
 	}
-	apiJSON(w, JobsInfo{Jobs: jobs})
+	apiJSON(w, out)
 }
 
 func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {
@@ -339,21 +419,24 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if req.Detach {
+		apiJSON(w, a.n.Detach(mreq))
+		return
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	events := make(chan market.Event, 64)
-	mreq.Progress = func(ev market.Event) {
-		ev.Output, ev.Delivery = nil, nil // the result carries the output once
+	progress := func(ev market.Event) {
 		select {
 		case events <- ev:
 		default: // a slow reader loses progress lines, never the result
 		}
 	}
 	done := make(chan HireInfo, 1)
-	go func() { done <- a.n.Hire(r.Context(), mreq) }()
+	go func() { done <- a.n.runHire(r.Context(), mreq, progress) }()
 	for {
 		select {
 		case ev := <-events:
@@ -482,9 +565,79 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeNoSeller
 	case errors.Is(err, market.ErrVerificationFailed):
 		return OutcomeVerificationFailed
+	case errors.Is(err, market.ErrTimedOut):
+		return OutcomeTimedOut
+	case errors.Is(err, market.ErrCancelled):
+		return OutcomeCancelled
 	case errors.Is(err, market.ErrJobFailed):
 		return OutcomeJobFailed
 	default:
 		return OutcomeError
 	}
+}
+
+// handleJobEvents streams a bought job's events as NDJSON: the history so
+// far, then, while the hire runs in this daemon, each new event; the last
+// line is a "done" event with the result.
+func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("id")
+	var (
+		past []HireEvent
+		live <-chan HireEvent
+		res  *HireInfo
+	)
+	if l := a.n.hires.get(jobID); l != nil {
+		past, live, res = l.watch()
+	} else {
+		rec, err := a.n.Market.Job(r.Context(), jobID)
+		if err != nil {
+			apiError(w, statusOf(err), err.Error())
+			return
+		}
+		for _, ev := range rec.Events {
+			past = append(past, HireEvent{Event: market.Event{Type: ev.Type, JobID: jobID, Message: ev.Message, ElapsedMS: ev.ElapsedMS}})
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, ev := range past {
+		_ = enc.Encode(ev)
+	}
+	_ = rc.Flush()
+	for live != nil {
+		select {
+		case ev, ok := <-live:
+			if !ok {
+				return
+			}
+			_ = enc.Encode(ev)
+			_ = rc.Flush()
+			if ev.Type == EventDone {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if res == nil {
+		info, err := a.n.jobResult(r.Context(), jobID)
+		if err != nil {
+			return
+		}
+		res = &info
+	}
+	_ = enc.Encode(HireEvent{Event: market.Event{Type: EventDone, JobID: jobID}, Result: res})
+}
+
+// handleJobCancel cancels a bought job not yet delivered and refunds it.
+func (a *apiServer) handleJobCancel(w http.ResponseWriter, r *http.Request) {
+	rec, err := a.n.CancelJob(r.Context(), r.PathValue("id"))
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, rec)
 }

@@ -181,8 +181,31 @@ func (c *Client) DepositTestCredits(ctx context.Context, req DepositRequest) (es
 	return out, c.do(ctx, http.MethodPost, "/v1/wallet/deposit", req, &out)
 }
 
-// EscrowList lists escrow records.
+// EscrowList lists escrow records matching f, newest first: at most
+// f.Limit (0: all), fetched page by page.
 func (c *Client) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
+	out := []escrow.Record{}
+	cursor := ""
+	for {
+		page, err := c.EscrowPage(ctx, escrow.Filter{Role: f.Role, State: f.State, Limit: pageSize(f.Limit, len(out))}, cursor)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page.Escrows...)
+		if page.NextCursor == "" || (f.Limit > 0 && len(out) >= f.Limit) {
+			return out, nil
+		}
+		if len(page.Escrows) == 0 || page.NextCursor == cursor {
+			return out, errors.New("list escrow: the daemon's pages do not advance")
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// EscrowPage gets one page of escrow records matching f (f.Limit is the
+// page size; 0: the daemon's default), starting after cursor ("" for the
+// first page).
+func (c *Client) EscrowPage(ctx context.Context, f escrow.Filter, cursor string) (EscrowsInfo, error) {
 	q := url.Values{}
 	if f.Role != "" {
 		q.Set("role", string(f.Role))
@@ -193,9 +216,21 @@ func (c *Client) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Reco
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
 	var out EscrowsInfo
 	err := c.do(ctx, http.MethodGet, "/v1/escrow?"+q.Encode(), nil, &out)
-	return out.Escrows, err
+	return out, err
+}
+
+// pageSize is the page to ask for when limit records are wanted (0: all)
+// and have records are in hand.
+func pageSize(limit, have int) int {
+	if limit <= 0 {
+		return MaxListLimit
+	}
+	return min(MaxListLimit, limit-have)
 }
 
 // EscrowGet returns one job's escrow record.
@@ -217,10 +252,62 @@ func (c *Client) EscrowRefund(ctx context.Context, jobID, reason string) (escrow
 	return out, c.do(ctx, http.MethodPost, "/v1/escrow/"+url.PathEscape(jobID)+"/refund", RefundRequest{Reason: reason}, &out)
 }
 
-// Jobs lists jobs, newest first; role "buyer", "seller" or "" for both.
+// Jobs lists every job's summary (no input, no output), newest first;
+// role "buyer", "seller" or "" for both.
 func (c *Client) Jobs(ctx context.Context, role string) (JobsInfo, error) {
+	return c.ListJobs(ctx, role, 0)
+}
+
+// ListJobs lists at most limit job summaries (0: all), newest first,
+// fetched page by page. NextCursor is set when more are left.
+func (c *Client) ListJobs(ctx context.Context, role string, limit int) (JobsInfo, error) {
+	out := JobsInfo{Jobs: []market.JobRecord{}}
+	cursor := ""
+	for {
+		page, err := c.JobsPage(ctx, JobsQuery{Role: role, Limit: pageSize(limit, len(out.Jobs)), Cursor: cursor})
+		if err != nil {
+			return out, err
+		}
+		out.Jobs = append(out.Jobs, page.Jobs...)
+		if page.NextCursor == "" {
+			return out, nil
+		}
+		if limit > 0 && len(out.Jobs) >= limit {
+			out.NextCursor = page.NextCursor
+			return out, nil
+		}
+		if len(page.Jobs) == 0 || page.NextCursor == cursor {
+			return out, errors.New("list jobs: the daemon's pages do not advance")
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// JobsQuery asks GET /v1/jobs for one page.
+type JobsQuery struct {
+	// Role is "buyer", "seller" or "" for both.
+	Role string
+	// Limit is the page size; 0: the daemon's default (DefaultListLimit).
+	Limit int
+	// Cursor is the NextCursor of the previous page; "" for the first.
+	Cursor string
+}
+
+// JobsPage gets one page of job summaries.
+func (c *Client) JobsPage(ctx context.Context, q JobsQuery) (JobsInfo, error) {
+	v := url.Values{}
+	if q.Role != "" {
+		v.Set("role", q.Role)
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Cursor != "" {
+		v.Set("cursor", q.Cursor)
+	}
 	var out JobsInfo
-	return out, c.do(ctx, http.MethodGet, "/v1/jobs?"+url.Values{"role": {role}}.Encode(), nil, &out)
+	err := c.do(ctx, http.MethodGet, "/v1/jobs?"+v.Encode(), nil, &out)
+	return out, err
 }
 
 // Job returns one job.
@@ -265,7 +352,31 @@ func (c *Client) Hire(ctx context.Context, req HireRequest, progress func(market
 	if err != nil {
 		return HireInfo{}, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/hire", bytes.NewReader(data))
+	return c.followHire(ctx, http.MethodPost, "/v1/hire", bytes.NewReader(data), progress)
+}
+
+// Detach starts a hire that runs on in the daemon and returns once a seller
+// accepted it (outcome "running", with the job ID), or with its result.
+func (c *Client) Detach(ctx context.Context, req HireRequest) (HireInfo, error) {
+	req.Detach = true
+	var out HireInfo
+	return out, c.do(ctx, http.MethodPost, "/v1/hire", req, &out)
+}
+
+// WatchJob follows a bought job's events to its end and returns its result.
+func (c *Client) WatchJob(ctx context.Context, jobID string, progress func(market.Event)) (HireInfo, error) {
+	return c.followHire(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(jobID)+"/events", nil, progress)
+}
+
+// CancelJob stops a bought job not yet delivered and refunds it.
+func (c *Client) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	var out escrow.Record
+	return out, c.do(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(jobID)+"/cancel", nil, &out)
+}
+
+// followHire reads an NDJSON stream of hire events up to the "done" event.
+func (c *Client) followHire(ctx context.Context, method, path string, body io.Reader, progress func(market.Event)) (HireInfo, error) {
+	hreq, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
 		return HireInfo{}, err
 	}

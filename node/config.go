@@ -62,6 +62,28 @@ type Config struct {
 	WCP WCPConfig `toml:"wcp,omitempty"`
 	// Policy are the buyer's [[policy]] tables.
 	Policy []PolicyConfig `toml:"policy,omitempty"`
+	// Storage holds the disk-space limits.
+	Storage StorageConfig `toml:"storage,omitempty"`
+}
+
+// StorageConfig is the [storage] section.
+type StorageConfig struct {
+	// MinFree is the free space on the disk of <repo>/data below which
+	// the node refuses new quotes and hires (running jobs still settle):
+	// "64MiB", "1GB", "0" turns the check off. Default DefaultMinFree.
+	MinFree string `toml:"min_free,omitempty"`
+}
+
+// minFree is MinFree in bytes.
+func (s StorageConfig) minFree() (uint64, error) {
+	if s.MinFree == "" {
+		return DefaultMinFree, nil
+	}
+	v, err := ParseSize(s.MinFree)
+	if err != nil {
+		return 0, fmt.Errorf("config storage.min_free: %w", err)
+	}
+	return v, nil
 }
 
 // MarketConfig is the [market] section: the terms this node quotes as a
@@ -171,6 +193,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := policies(c.Policy); err != nil {
+		return err
+	}
+	if _, err := c.Storage.minFree(); err != nil {
 		return err
 	}
 	return nil

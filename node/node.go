@@ -6,11 +6,17 @@
 //
 //	<repo>/identity.key   Ed25519 libp2p private key (0600)
 //	<repo>/config.toml    Config
-//	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore)
+//	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore),
+//	                      and the disk reserves (storage.go)
 //	<repo>/cache/         caches that may be deleted (compiled sandbox module)
 //	<repo>/repo.lock      flock held by the process that has the data open
 //	<repo>/api            control API URL, present while a daemon serves
 //	<repo>/api.token      control API bearer token (0600), same lifetime
+//
+// The control API's list routes (GET /v1/jobs, GET /v1/escrow) answer one
+// page at a time (?limit=, default 100, at most 1000, and ?cursor= from the
+// previous page's next_cursor), so that no history is too long to list;
+// job pages are summaries without inputs and outputs.
 package node
 
 import (
@@ -87,6 +93,9 @@ type Node struct {
 	// agentHTTPAddr is the plain-HTTP agent endpoint's address.
 	agentHTTPAddr string
 	sandbox       *lazySandbox
+	hires         *hireHub
+	guard         *diskGuard
+	gc            *valueLogGC
 	closeOnce     sync.Once
 	closeErr      error
 }
@@ -106,17 +115,26 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log}
+	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub()}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, n.Close())
 		}
 	}()
-	if n.ds, err = openDatastore(repo.DataDir()); err != nil {
+	minFree, err := cfg.Storage.minFree()
+	if err != nil {
+		return nil, err
+	}
+	n.guard = newDiskGuard(repo.DataDir(), minFree, log)
+	if err := n.guard.checkOpen(); err != nil {
+		return nil, fmt.Errorf("start the node: %w", err)
+	}
+	if n.ds, err = openDatastore(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	n.DB = n.ds.DB
+	n.guard.tick() // preallocate the new write-ahead log at once
 	if err := checkSchema(n.DB); err != nil {
 		return nil, err
 	}
@@ -173,6 +191,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.Logger(log),
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
+		market.Admission(n.guard.Admit),
 	}
 	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
 	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {
@@ -259,6 +278,9 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.Routing.Start(); err != nil {
 		return err
 	}
+	n.guard.start()
+	n.gc = newValueLogGC(n.DB, n.guard.tight, n.log)
+	n.gc.start()
 	if err := n.Escrow.Start(ctx); err != nil {
 		return err
 	}
@@ -314,12 +336,16 @@ func (n *Node) APIURL() string {
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		var errs []error
+		if n.gc != nil {
+			n.gc.stop()
+		}
 		if n.api != nil {
 			errs = append(errs, n.api.close())
 		}
 		if n.agentHTTP != nil {
 			errs = append(errs, n.agentHTTP.Close())
 		}
+		n.hires.close()
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())
 		}
@@ -338,8 +364,15 @@ func (n *Node) Close() error {
 		if n.pstore != nil {
 			errs = append(errs, n.pstore.Close())
 		}
+		if n.guard != nil {
+			n.guard.stop()
+		}
 		if n.ds != nil {
-			errs = append(errs, n.ds.Close())
+			if n.guard == nil || n.guard.roomToClose() {
+				errs = append(errs, n.ds.Close())
+			} else {
+				n.log.Warn("disk full: leaving the database for the next start to replay; every write was synced, nothing is lost", "dir", n.Repo.DataDir())
+			}
 		}
 		errs = append(errs, n.Repo.Unlock())
 		n.closeErr = errors.Join(errs...)
@@ -347,19 +380,42 @@ func (n *Node) Close() error {
 	return n.closeErr
 }
 
+// Badger's sizes, chosen against the free-space watermark (storage.go):
+// every file Badger writes through mmap is small next to DefaultMinFree.
+const (
+	// badgerMemTable is the memtable size. Its write-ahead log file is
+	// twice that and is preallocated while it is the active one.
+	badgerMemTable = 4 << 20
+	// badgerValueThreshold: values this large or larger go to the value
+	// log. Badger wants it under 15% of the memtable (its largest batch).
+	badgerValueThreshold = 256 << 10
+	// badgerTable is the size of the tables flushes and compactions write.
+	badgerTable = 2 << 20
+	// badgerValueLogFile must hold the largest value: a job output of up
+	// to 32 MiB (the market's handler output cap), on its own key. Badger
+	// maps the active file at twice this, preallocated when there is room.
+	badgerValueLogFile = 40 << 20
+)
+
 // openDatastore opens the node's one Badger database, tuned for a small
 // node, with SyncWrites on: escrow and ledger writes must survive a crash.
-func openDatastore(dir string) (*badgerds.Datastore, error) {
+// Read-only, it writes nothing at all (offline reads on a full disk).
+func openDatastore(dir string, readOnly bool) (*badgerds.Datastore, error) {
 	opts := badgerds.DefaultOptions
 	opts.Options = badger.DefaultOptions(dir).
 		WithSyncWrites(true).
-		WithMemTableSize(8 << 20).
+		WithReadOnly(readOnly).
+		WithMemTableSize(badgerMemTable).
 		WithNumMemtables(2).
+		WithValueThreshold(badgerValueThreshold).
+		WithBaseTableSize(badgerTable).
 		WithBlockCacheSize(8 << 20).
 		WithIndexCacheSize(4 << 20).
-		WithValueLogFileSize(64 << 20).
+		WithValueLogFileSize(badgerValueLogFile).
 		WithNumCompactors(2).
 		WithLoggingLevel(badger.WARNING)
+	// Value-log GC runs in the node (gc.go), where it can wait for disk
+	// space; the datastore's own loop stays off.
 	opts.GcInterval = 0
 	d, err := badgerds.NewDatastore(dir, &opts)
 	if err != nil {
@@ -368,17 +424,33 @@ func openDatastore(dir string) (*badgerds.Datastore, error) {
 	return d, nil
 }
 
-// Local is a repo opened without the network, for commands that edit local
-// state while no daemon runs.
+// Local is a repo opened without the network, for commands that read or
+// edit local state while no daemon runs.
 type Local struct {
 	Repo  *Repo
 	DB    *badger.DB
 	Store *market.Store
+	// ReadOnly is set when the database was opened read-only: writes fail
+	// with badger.ErrReadOnlyTxn.
+	ReadOnly bool
+
 	ds    *badgerds.Datastore
+	guard *diskGuard
 }
 
-// OpenLocal locks repo and opens its database.
-func OpenLocal(repo *Repo) (_ *Local, err error) {
+// OpenLocal locks repo and opens its database for reading and writing. On
+// a disk with less than the database needs to open safely, it returns a
+// *DiskFullError instead.
+func OpenLocal(repo *Repo) (*Local, error) { return openLocal(repo, false) }
+
+// OpenLocalReadOnly locks repo and opens its database read-only, which
+// writes nothing and so works on a full disk. A database that must be
+// written before it can be read (a fresh repo, or one a crash left with a
+// write-ahead log to replay) is opened for writing instead, if there is
+// room for that.
+func OpenLocalReadOnly(repo *Repo) (*Local, error) { return openLocal(repo, true) }
+
+func openLocal(repo *Repo, readOnly bool) (_ *Local, err error) {
 	if err := lockWaiting(repo); err != nil {
 		return nil, err
 	}
@@ -388,7 +460,20 @@ func OpenLocal(repo *Repo) (_ *Local, err error) {
 			err = errors.Join(err, l.Close())
 		}
 	}()
-	if l.ds, err = openDatastore(repo.DataDir()); err != nil {
+	var roErr error
+	if readOnly {
+		if roErr = l.openReadOnly(); roErr == nil {
+			return l, nil
+		}
+	}
+	l.guard = newDiskGuard(repo.DataDir(), 0, discardLogger())
+	if err := l.guard.checkOpen(); err != nil {
+		if roErr != nil {
+			return nil, fmt.Errorf("%w (read-only, the database did not open either: %v)", err, roErr)
+		}
+		return nil, err
+	}
+	if l.ds, err = openDatastore(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	l.DB = l.ds.DB
@@ -401,10 +486,28 @@ func OpenLocal(repo *Repo) (_ *Local, err error) {
 	return l, nil
 }
 
+// openReadOnly opens the database read-only; on failure it leaves l closed.
+func (l *Local) openReadOnly() (err error) {
+	if l.ds, err = openDatastore(l.Repo.DataDir(), true); err != nil {
+		l.ds = nil
+		return err
+	}
+	l.DB, l.ReadOnly = l.ds.DB, true
+	if err = checkSchema(l.DB); err == nil {
+		l.Store, err = market.NewStore(l.DB, l.Repo.Key)
+	}
+	if err != nil {
+		err = errors.Join(err, l.ds.Close())
+		l.ds, l.DB, l.ReadOnly = nil, nil, false
+	}
+	return err
+}
+
 // Close closes the database and releases the repo.
 func (l *Local) Close() error {
 	var errs []error
-	if l.ds != nil {
+	if l.ds != nil && (l.guard == nil || l.guard.roomToClose()) {
+		// Unclosed on a full disk: the next open replays its synced log.
 		errs = append(errs, l.ds.Close())
 	}
 	errs = append(errs, l.Repo.Unlock())

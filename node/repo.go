@@ -58,29 +58,28 @@ type Repo struct {
 }
 
 // Init creates a repo at dir for network: an Ed25519 identity (0600), the
-// config file and the data directory. It refuses to touch an existing repo.
+// config file and the data directory. It never touches an existing repo:
+// one whose identity is missing or corrupt gets the *IdentityError that
+// says how to recover it with its data.
 func Init(dir string, cfg Config) (*Repo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, keyFile)); err == nil {
-		return nil, fmt.Errorf("%w at %s: remove it first or choose another --repo", ErrRepoExists, dir)
-	}
-	if _, err := os.Stat(filepath.Join(dir, configFile)); err == nil {
-		return nil, fmt.Errorf("%w at %s: remove it first or choose another --repo", ErrRepoExists, dir)
+	if hasRepoFiles(dir) {
+		r, err := Open(dir)
+		if err != nil {
+			return nil, err // says what is wrong and how to recover, keeping data/
+		}
+		return nil, fmt.Errorf("%w at %s (peer ID %s): it is ready to use as it is; choose another --repo for a second node", ErrRepoExists, dir, r.ID)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, dataDir), 0o700); err != nil {
 		return nil, fmt.Errorf("create repo %s: %w", dir, err)
 	}
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	key, err := newIdentityKey()
 	if err != nil {
-		return nil, fmt.Errorf("generate identity: %w", err)
+		return nil, err
 	}
-	raw, err := crypto.MarshalPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("encode identity: %w", err)
-	}
-	if err := writeFileAtomic(filepath.Join(dir, keyFile), raw, 0o600); err != nil {
+	if err := writeKey(dir, key); err != nil {
 		return nil, err
 	}
 	if err := cfg.write(filepath.Join(dir, configFile)); err != nil {
@@ -89,28 +88,75 @@ func Init(dir string, cfg Config) (*Repo, error) {
 	return Open(dir)
 }
 
-// Open opens the repo at dir.
+// hasRepoFiles reports whether dir holds any part of a repo: an identity,
+// a config or a database.
+func hasRepoFiles(dir string) bool {
+	if exists(filepath.Join(dir, keyFile)) || exists(filepath.Join(dir, configFile)) {
+		return true
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, dataDir))
+	return err == nil && len(entries) > 0
+}
+
+// Open opens the repo at dir. A missing or unreadable identity.key in a
+// repo that has a config or data is an *IdentityError.
 func Open(dir string) (*Repo, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, keyFile))
+	path := filepath.Join(dir, keyFile)
+	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, NoRepoError{Path: dir}
+		if !hasRepoFiles(dir) {
+			return nil, NoRepoError{Path: dir}
+		}
+		return nil, &IdentityError{Repo: dir, Problem: "is missing"}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read identity: %w", err)
+		return nil, fmt.Errorf("read identity %s: %w", path, err)
 	}
-	key, err := crypto.UnmarshalPrivateKey(raw)
+	key, id, err := parseKey(raw)
 	if err != nil {
-		return nil, fmt.Errorf("read identity %s: %w", filepath.Join(dir, keyFile), err)
-	}
-	id, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("read identity: %w", err)
+		return nil, &IdentityError{Repo: dir, Problem: "is corrupt (" + err.Error() + ")"}
 	}
 	cfg, err := loadConfig(filepath.Join(dir, configFile))
 	if err != nil {
 		return nil, err
 	}
 	return &Repo{Dir: dir, Config: cfg, Key: key, ID: id}, nil
+}
+
+// maxKeyFile caps identity.key: an Ed25519 key is 68 bytes encoded.
+const maxKeyFile = 4 << 10
+
+// parseKey decodes identity.key's bytes.
+func parseKey(raw []byte) (crypto.PrivKey, peer.ID, error) {
+	if len(raw) > maxKeyFile {
+		return nil, "", fmt.Errorf("%d bytes, more than a key", len(raw))
+	}
+	key, err := crypto.UnmarshalPrivateKey(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		return nil, "", err
+	}
+	return key, id, nil
+}
+
+func newIdentityKey() (crypto.PrivKey, error) {
+	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate identity: %w", err)
+	}
+	return key, nil
+}
+
+// writeKey writes key as the repo's identity.key (0600), atomically.
+func writeKey(dir string, key crypto.PrivKey) error {
+	raw, err := crypto.MarshalPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("encode identity: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, keyFile), raw, 0o600)
 }
 
 // Lock takes the repo's lock so that one process at a time opens its data.

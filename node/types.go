@@ -132,6 +132,11 @@ type FindInfo struct {
 	// Requested is the capability asked for when a WCP tombstone sent the
 	// search to Capability, its successor.
 	Requested string `json:"requested,omitempty"`
+	// SellerCount is the number of distinct sellers (one may have several
+	// listings under a prefix).
+	SellerCount int `json:"seller_count"`
+	// TimedOut: the search ran out of --timeout; sellers may be missing.
+	TimedOut bool `json:"timed_out"`
 	// Routing is how a hire would route (find --explain).
 	Routing *market.Routed `json:"routing,omitempty"`
 }
@@ -151,7 +156,7 @@ func listingInfo(o market.Offer) ListingInfo {
 }
 
 func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo {
-	out := FindInfo{Capability: r.Capability, Sellers: []SellerInfo{}, Rejected: r.Rejected}
+	out := FindInfo{Capability: r.Capability, Sellers: []SellerInfo{}, Rejected: r.Rejected, SellerCount: r.Peers(), TimedOut: r.TimedOut}
 	for _, s := range r.Sellers {
 		l := s.Listing.Listing
 		out.Sellers = append(out.Sellers, SellerInfo{

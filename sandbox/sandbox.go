@@ -4,7 +4,7 @@
 // capped output, a wall-clock timeout and a memory cap.
 //
 // It implements the sandbox contract of the capability taxonomy
-// (shared/spec/capability-taxonomy-v0.1.md, "code.execute.sandboxed"):
+// (docs/specs/capability-taxonomy-v0.1.md, "code.execute.sandboxed"):
 // exit code 0 on clean termination, 1 on an uncaught exception, 124 on
 // timeout, the guest's own code on sys.exit(n); stdout and stderr are cut at
 // the listing's cap with truncated set.

@@ -1,4 +1,4 @@
-// Package skillcard owns SkillCards (../shared/spec/skillcard-spec.md, the
+// Package skillcard owns SkillCards (docs/specs/skillcard-spec.md, the
 // ApeClaw SkillCard format): parsing with a size cap, validation that reports
 // every problem with its JSON path, the content and version hashes (keccak256
 // of stable JSON), the {slug}.v{version}.json file naming, and running a

@@ -5,8 +5,8 @@
 // function per capability. A buyer runs Verify on its own machine before it
 // releases escrow; a seller validates inputs with ValidateInput.
 //
-// Specs: ../shared/spec/capability-taxonomy-v0.1.md (taxonomy, schemas, the
-// "Verification" column) and ../shared/spec/wcp-capabilities.md (WCP IDs,
+// Specs: docs/specs/capability-taxonomy-v0.1.md (taxonomy, schemas, the
+// "Verification" column) and docs/specs/wcp-capabilities.md (WCP IDs,
 // reserved namespaces, tombstones).
 //
 // # IDs

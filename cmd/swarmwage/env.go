@@ -61,14 +61,22 @@ func needDaemon(c *cli.Context) (*node.Client, error) {
 	return cl, nil
 }
 
-// openLocal opens the repo's database for an offline command.
-func openLocal(c *cli.Context) (*node.Local, error) {
+// openLocal opens the repo's database for an offline command that writes.
+func openLocal(c *cli.Context) (*node.Local, error) { return openLocalAs(c, node.OpenLocal) }
+
+// openLocalRead opens the repo's database for an offline command that only
+// reads: read-only, so that it works on a full disk.
+func openLocalRead(c *cli.Context) (*node.Local, error) {
+	return openLocalAs(c, node.OpenLocalReadOnly)
+}
+
+func openLocalAs(c *cli.Context, open func(*node.Repo) (*node.Local, error)) (*node.Local, error) {
 	repo, err := openRepo(c)
 	if err != nil {
 		return nil, err
 	}
-	l, err := node.OpenLocal(repo)
-	if errors.Is(err, node.ErrRepoLocked) {
+	l, err := open(repo)
+	if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, node.ErrDiskFull) {
 		return nil, exitErr(exitFailure, err)
 	}
 	return l, err

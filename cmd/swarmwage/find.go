@@ -18,7 +18,7 @@ import (
 func findCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "find",
-		Usage:     "find sellers of a capability (or of a domain prefix such as 'text'); needs a running daemon",
+		Usage:     "find sellers of a capability (or of a domain prefix such as 'text'); needs a running daemon. Exit 3 when the search timed out with no seller found",
 		ArgsUsage: "CAP",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many sellers"},
@@ -59,11 +59,20 @@ func findCommand() *cli.Command {
 				return apiUsage(err)
 			}
 			if c.Bool(jsonFlag) {
-				return printJSON(c, info)
+				if err := printJSON(c, info); err != nil {
+					return err
+				}
+			} else {
+				printFind(c, info)
+				if r := info.Routing; r != nil {
+					printExplain(c.App.Writer, r.Capability, r.Requested, r.QoS, r.Policy, r.Candidates)
+				}
 			}
-			printFind(c, info)
-			if r := info.Routing; r != nil {
-				printExplain(c.App.Writer, r.Capability, r.Requested, r.QoS, r.Policy, r.Candidates)
+			if info.TimedOut && info.SellerCount == 0 {
+				return exitErr(exitNoSeller, fmt.Errorf("the search for %s timed out after %s with no seller found; try a longer --timeout", capID, timeout))
+			}
+			if info.TimedOut {
+				fmt.Fprintf(c.App.ErrWriter, "the search timed out after %s: sellers may be missing; try a longer --timeout\n", timeout)
 			}
 			return nil
 		},
@@ -97,7 +106,10 @@ func printFind(c *cli.Context, info node.FindInfo) {
 					s.PeerID, s.Capability, s.RiskTier, strings.Join(s.RequiredPermissions, ", "))
 			}
 		}
-		fmt.Fprintf(w, "%d seller(s)", len(info.Sellers))
+		fmt.Fprintf(w, "%d seller(s)", info.SellerCount)
+		if n := len(info.Sellers); n != info.SellerCount {
+			fmt.Fprintf(w, " with %d listings", n)
+		}
 	}
 	if info.Rejected > 0 {
 		fmt.Fprintf(w, "; %d rejected (bad or mismatching signed listing)", info.Rejected)

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -25,6 +29,9 @@ const (
 	exitNoSeller           = 3
 	exitJobFailed          = 4
 	exitVerificationFailed = 5
+	exitTimedOut           = 6
+	// exitInterrupted is the shell's code for a command ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // maxInputFile caps an input document read from a file or stdin.
@@ -39,7 +46,8 @@ func hireCommand() *cli.Command {
 verification window for capabilities without a standard verifier); 1 other
 error; 2 usage or invalid input; 3 no seller at or under --max-price within
 the timeout; 4 the job failed at the seller (refunded); 5 verification
-failed (refunded).`,
+failed (refunded); 6 no result within --timeout while the seller was still
+working (refunded).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
@@ -49,6 +57,7 @@ failed (refunded).`,
 			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation"},
 			&cli.StringFlag{Name: "qos", Usage: "P0 fastest seller (this node's job history), P3 cheapest, P1 and P2 between (default: the policy's, else P2)"},
 			&cli.BoolFlag{Name: "explain", Usage: "show every seller considered and why it was chosen, ranked lower or dropped (JSON: candidates, policy)"},
+			&cli.BoolFlag{Name: "detach", Usage: "return as soon as a seller accepted the job; it runs on in the daemon ('jobs watch JOB', 'jobs cancel JOB')"},
 			jsonOutFlag(),
 		},
 		Action: runHire,
@@ -64,12 +73,101 @@ func runHire(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	progress, stop := hireProgress(c)
-	info, err := cl.Hire(c.Context, req, progress)
-	stop()
-	if err != nil {
-		return apiUsage(err)
+	if c.Bool("detach") {
+		info, err := cl.Detach(c.Context, req)
+		if err != nil {
+			return apiUsage(err)
+		}
+		if c.Bool(jsonFlag) {
+			return printJSON(c, info)
+		}
+		if info.Outcome == node.OutcomeRunning && info.JobID != "" {
+			fmt.Fprintf(c.App.Writer, "%s\n", info.JobID)
+			fmt.Fprintf(c.App.ErrWriter, "job %s runs in the daemon: 'swarmwage jobs watch %s' follows it, 'swarmwage jobs cancel %s' stops it\n", info.JobID, info.JobID, info.JobID)
+			return nil
+		}
+		return hireDone(c, info)
 	}
+	info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+		return cl.Hire(ctx, req, progress)
+	})
+	if err != nil {
+		return err
+	}
+	return hireDone(c, info)
+}
+
+// followInterruptible runs a hire (or a watch) with the job's progress on
+// the terminal. On SIGINT it cancels the job if it is not delivered yet
+// (refunded), says what became of it, and exits 130.
+func followInterruptible(c *cli.Context, cl *node.Client, run func(context.Context, func(market.Event)) (node.HireInfo, error)) (node.HireInfo, error) {
+	show, stop := hireProgress(c)
+	var (
+		mu    sync.Mutex
+		jobID string
+	)
+	progress := func(ev market.Event) {
+		mu.Lock()
+		if ev.JobID != "" {
+			jobID = ev.JobID
+		}
+		mu.Unlock()
+		if show != nil {
+			show(ev)
+		}
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	type result struct {
+		info node.HireInfo
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		info, err := run(ctx, progress)
+		done <- result{info, err}
+	}()
+	select {
+	case r := <-done:
+		stop()
+		if r.err != nil {
+			return r.info, apiUsage(r.err)
+		}
+		return r.info, nil
+	case <-sig:
+		stop()
+		mu.Lock()
+		id := jobID
+		mu.Unlock()
+		return node.HireInfo{}, interrupted(c, cl, id, cancel)
+	}
+}
+
+// interrupted says what became of a job when its hire was interrupted.
+func interrupted(c *cli.Context, cl *node.Client, jobID string, cancel context.CancelFunc) error {
+	if jobID == "" {
+		cancel() // the daemon stops a hire whose client left; nothing was accepted yet
+		return exitErr(exitInterrupted, errors.New("interrupted before a seller accepted the job: nothing is held"))
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	rec, err := cl.CancelJob(ctx, jobID)
+	cancel()
+	switch {
+	case err == nil:
+		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s stopped; escrow %s", jobID, rec.State))
+	case errors.Is(err, escrow.ErrBadState) || strings.Contains(err.Error(), "was delivered"):
+		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s was delivered and goes on (it is verified, then paid or refunded): see 'swarmwage jobs show %s'", jobID, jobID))
+	default:
+		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s: %v; see 'swarmwage escrow show %s'", jobID, err, jobID))
+	}
+}
+
+// hireDone prints a hire's result and returns its exit code.
+func hireDone(c *cli.Context, info node.HireInfo) error {
 	code := hireExitCode(info.Outcome)
 	if c.Bool("explain") && !c.Bool(jsonFlag) {
 		printExplain(c.App.ErrWriter, info.Capability, info.Requested, route.QoS(info.QoS), info.Policy, info.Candidates)
@@ -206,6 +304,10 @@ func hireExitCode(outcome string) int {
 		return exitJobFailed
 	case node.OutcomeVerificationFailed:
 		return exitVerificationFailed
+	case node.OutcomeTimedOut:
+		return exitTimedOut
+	case node.OutcomeRunning:
+		return exitOK
 	default:
 		return exitFailure
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,6 +26,7 @@ func jobsCommand() *cli.Command {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' jobs"},
+					&cli.IntFlag{Name: "limit", Value: node.DefaultListLimit, Usage: "at most this many (0: all)"},
 					jsonOutFlag(),
 				},
 				Action: func(c *cli.Context) error {
@@ -30,7 +34,11 @@ func jobsCommand() *cli.Command {
 					if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
 						return usageErrf("--role %q: want buyer or seller", role)
 					}
-					info, err := listJobs(c, role)
+					limit := c.Int("limit")
+					if limit < 0 {
+						return usageErrf("--limit %d: want 0 (all) or more", limit)
+					}
+					info, err := listJobs(c, role, limit)
 					if err != nil {
 						return err
 					}
@@ -41,6 +49,9 @@ func jobsCommand() *cli.Command {
 					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATUS\tCREATED\n")
 					for _, j := range info.Jobs {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, j.Status, j.CreatedAt.Format("2006-01-02 15:04:05"))
+					}
+					if info.NextCursor != "" {
+						fmt.Fprintf(tw, "(the newest %d; --limit 0 lists all)\n", len(info.Jobs))
 					}
 					return tw.Flush()
 				},
@@ -61,28 +72,111 @@ func jobsCommand() *cli.Command {
 					return printJSON(c, job)
 				},
 			},
+			jobsWatchCommand(),
+			jobsCancelCommand(),
 		},
 	}
 }
 
-func listJobs(c *cli.Context, role string) (node.JobsInfo, error) {
+// jobsWatchCommand follows a bought job's events to the end.
+func jobsWatchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "watch",
+		Usage:     "follow a bought job's events to its end (a job started with 'hire --detach'); exit codes as hire's",
+		ArgsUsage: "JOB",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("jobs watch needs a job ID, as: jobs watch JOB")
+			}
+			id := c.Args().First()
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				// NDJSON: each event as it comes, the last line the result.
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetEscapeHTML(false)
+				info, err := cl.WatchJob(c.Context, id, func(ev market.Event) { _ = enc.Encode(ev) })
+				if err != nil {
+					return watchErr(id, err)
+				}
+				if err := enc.Encode(info); err != nil {
+					return err
+				}
+				return exitCode(hireExitCode(info.Outcome))
+			}
+			info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+				return cl.WatchJob(ctx, id, func(ev market.Event) {
+					progress(ev)
+					fmt.Fprintf(c.App.ErrWriter, "%s %s %s\n", time.Now().Format("15:04:05"), ev.Type, ev.Message)
+				})
+			})
+			if err != nil {
+				return watchErr(id, err)
+			}
+			return hireDone(c, info)
+		},
+	}
+}
+
+func watchErr(id string, err error) error {
+	var ae *node.APIError
+	if errors.As(err, &ae) && ae.Status == 404 {
+		return usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)
+	}
+	return err
+}
+
+// jobsCancelCommand stops a bought job that is not delivered yet.
+func jobsCancelCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "stop a bought job that is not delivered yet and refund it (the seller is told and stops)",
+		ArgsUsage: "JOB",
+		Flags:     []cli.Flag{jsonOutFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("jobs cancel needs a job ID, as: jobs cancel JOB")
+			}
+			id := c.Args().First()
+			cl, err := needDaemon(c)
+			if err != nil {
+				return err
+			}
+			rec, err := cl.CancelJob(c.Context, id)
+			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status/100 == 4 {
+				return usageErr(err)
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool(jsonFlag) {
+				return printJSON(c, map[string]string{"job_id": id, "state": string(rec.State), "reason": rec.Reason})
+			}
+			fmt.Fprintf(c.App.Writer, "job %s: escrow %s (%s)\n", id, rec.State, rec.Reason)
+			return nil
+		},
+	}
+}
+
+// listJobs lists at most limit job summaries (0: all), newest first.
+func listJobs(c *cli.Context, role string, limit int) (node.JobsInfo, error) {
 	cl, err := daemonClient(c)
 	if err != nil {
 		return node.JobsInfo{}, err
 	}
 	if cl != nil {
-		return cl.Jobs(c.Context, role)
+		return cl.ListJobs(c.Context, role, limit)
 	}
-	l, err := openLocal(c)
+	l, err := openLocalRead(c)
 	if err != nil {
 		return node.JobsInfo{}, err
 	}
 	defer l.Close()
-	jobs, err := market.ListJobs(l.DB, role)
-	if jobs == nil {
-		jobs = []market.JobRecord{}
-	}
-	return node.JobsInfo{Jobs: jobs}, err
+	return l.Jobs(role, limit)
 }
 
 func showJob(c *cli.Context, id string) (market.JobRecord, error) {
@@ -94,7 +188,7 @@ func showJob(c *cli.Context, id string) (market.JobRecord, error) {
 	if cl != nil {
 		job, err = cl.Job(c.Context, id)
 	} else {
-		l, lerr := openLocal(c)
+		l, lerr := openLocalRead(c)
 		if lerr != nil {
 			return market.JobRecord{}, lerr
 		}

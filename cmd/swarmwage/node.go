@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +23,8 @@ const (
 	listenFlag    = "listen"
 	bootstrapFlag = "bootstrap"
 	apiFlag       = "api"
+
+	newIdentityFlag = "new-identity"
 )
 
 func initCommand() *cli.Command {
@@ -34,6 +37,7 @@ func initCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; default TCP and QUIC on all interfaces, port 4747)"},
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable)"},
 			&cli.StringFlag{Name: apiFlag, Value: node.DefaultAPIAddr, Usage: "control API address on loopback"},
+			&cli.BoolFlag{Name: newIdentityFlag, Usage: "give an existing repo a new identity key and keep its data/ (wallet, escrow, jobs, listings): for a lost identity.key with no backup"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -43,6 +47,9 @@ func initCommand() *cli.Command {
 			dir, err := repoDir(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool(newIdentityFlag) {
+				return initNewIdentity(c, dir)
 			}
 			cfg := node.DefaultConfig(c.String(networkFlag))
 			if l := c.StringSlice(listenFlag); len(l) > 0 {
@@ -66,6 +73,51 @@ func initCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// initNewIdentity is 'init --new-identity': a new key for the repo at
+// dir, its data kept, and what that means for the jobs still open.
+func initNewIdentity(c *cli.Context, dir string) error {
+	for _, f := range []string{networkFlag, listenFlag, bootstrapFlag, apiFlag} {
+		if c.IsSet(f) {
+			return usageErrf("--%s with --new-identity: the repo keeps its config.toml; edit it there", f)
+		}
+	}
+	_, info, err := node.NewIdentity(c.Context, dir)
+	var nr node.NoRepoError
+	switch {
+	case errors.As(err, &nr):
+		return usageErr(err)
+	case errors.Is(err, node.ErrRepoLocked):
+		return exitErr(exitFailure, fmt.Errorf("%w; stop the daemon first, then run init --new-identity", err))
+	case err != nil:
+		return err
+	}
+	if c.Bool(jsonFlag) {
+		return printJSON(c, info)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "new identity for the repo at %s\npeer id: %s\n", info.Repo, info.PeerID)
+	switch {
+	case info.PreviousPeerID != "":
+		fmt.Fprintf(w, "previous peer id: %s (its key is kept at %s)\n", info.PreviousPeerID, info.OldKeyKept)
+	case info.OldKeyKept != "":
+		fmt.Fprintf(w, "the unreadable old identity.key is kept at %s\n", info.OldKeyKept)
+	default:
+		fmt.Fprintln(w, "the old identity.key was missing")
+	}
+	fmt.Fprintf(w, "kept: %s (wallet, escrow, jobs); %d listing(s) signed again with the new key\n", filepath.Join(info.Repo, "data"), info.Listings)
+	open := info.OpenJobs.Bought + info.OpenJobs.Sold
+	fmt.Fprintf(w, "open jobs: %d (%d bought, %d sold)\n", open, info.OpenJobs.Bought, info.OpenJobs.Sold)
+	if open > 0 {
+		fmt.Fprintln(w, "  Their locks and deliveries were signed by the old key, and peers know this node by the old peer ID,")
+		fmt.Fprintln(w, "  so this node can no longer sign or receive decisions for them: each settles by its timer when the")
+		fmt.Fprintln(w, "  daemon runs (a locked job refunds at its deadline, a delivered one releases when its verification")
+		fmt.Fprintln(w, "  window ends).")
+	}
+	fmt.Fprintln(w, "Peers find this node under the new peer ID from now on: update any --bootstrap entry that names the old one.")
+	fmt.Fprintln(w, "next: back up identity.key, then swarmwage daemon")
+	return nil
 }
 
 func daemonCommand() *cli.Command {
@@ -187,7 +239,7 @@ func nodeID(c *cli.Context) (node.IDInfo, error) {
 	if cl != nil {
 		return cl.ID(c.Context)
 	}
-	l, err := openLocal(c)
+	l, err := openLocalRead(c)
 	if err != nil {
 		return node.IDInfo{}, err
 	}

@@ -178,6 +178,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"missing repo", []string{"--repo", missing, "sell", "list"}, "run 'swarmwage init'"},
 		{"missing repo for daemon", []string{"--repo", missing, "daemon"}, "run 'swarmwage init'"},
 		{"init over a repo", []string{"--repo", repo, "init"}, "repo already exists"},
+		{"jobs list limit", []string{"--repo", repo, "jobs", "list", "--limit", "-1"}, "--limit"},
 		{"bad network name", []string{"--repo", filepath.Join(t.TempDir(), "r"), "init", "--network", "Bad_Name"}, "network"},
 		{"api not on loopback", []string{"--repo", filepath.Join(t.TempDir(), "r"), "init", "--api", "0.0.0.0:5000"}, "loopback"},
 		{"find limit", []string{"--repo", repo, "find", "--limit", "0", "text"}, "--limit"},

@@ -173,7 +173,7 @@ func listings(c *cli.Context) (node.ListingsInfo, error) {
 	if cl != nil {
 		return cl.Listings(c.Context)
 	}
-	l, err := openLocal(c)
+	l, err := openLocalRead(c)
 	if err != nil {
 		return node.ListingsInfo{}, err
 	}

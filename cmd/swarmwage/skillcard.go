@@ -15,7 +15,7 @@ import (
 func skillcardCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "skillcard",
-		Usage: "check, hash, create and save SkillCards (docs: shared/spec/skillcard-spec.md)",
+		Usage: "check, hash, create and save SkillCards (docs: docs/specs/skillcard-spec.md)",
 		Subcommands: []*cli.Command{
 			skillcardValidateCommand(),
 			skillcardHashCommand(),

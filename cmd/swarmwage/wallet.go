@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/dht"
@@ -46,8 +47,9 @@ type walletAPI interface {
 }
 
 // openWallet returns the daemon's wallet if one runs on the repo, else the
-// repo opened offline.
-func openWallet(c *cli.Context) (wallet, error) {
+// repo opened offline, read-only when readOnly (it then works on a full
+// disk).
+func openWallet(c *cli.Context, readOnly bool) (wallet, error) {
 	if _, err := openRepo(c); err != nil {
 		return nil, err
 	}
@@ -62,12 +64,23 @@ func openWallet(c *cli.Context) (wallet, error) {
 		}
 		return &daemonWallet{cl: cl, api: api}, nil
 	}
-	l, err := openLocal(c)
+	open := openLocal
+	if readOnly {
+		open = openLocalRead
+	}
+	l, err := open(c)
 	if err != nil {
 		return nil, err
 	}
 	// Offline the escrow's log lines would only clutter the command's output.
 	esc, err := escrow.New(l.DB, l.Repo.Key, escrow.WithLogger(slog.New(slog.DiscardHandler)))
+	if errors.Is(err, badger.ErrReadOnlyTxn) {
+		// The escrow was never opened here: it must write its schema first.
+		if err := l.Close(); err != nil {
+			return nil, err
+		}
+		return openWallet(c, false)
+	}
 	if err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
@@ -143,8 +156,13 @@ func (w *daemonWallet) Evidence(ctx context.Context, jobID string) (escrow.Recei
 func (w *daemonWallet) Close() error { return nil }
 
 // withWallet opens the wallet, runs fn and closes it.
-func withWallet(c *cli.Context, fn func(w wallet) error) error {
-	w, err := openWallet(c)
+func withWallet(c *cli.Context, fn func(w wallet) error) error { return useWallet(c, false, fn) }
+
+// withWalletRead is withWallet for commands that only read.
+func withWalletRead(c *cli.Context, fn func(w wallet) error) error { return useWallet(c, true, fn) }
+
+func useWallet(c *cli.Context, readOnly bool, fn func(w wallet) error) error {
+	w, err := openWallet(c, readOnly)
 	if err != nil {
 		return err
 	}
@@ -173,7 +191,7 @@ func walletBalanceCommand() *cli.Command {
 			if c.NArg() != 0 {
 				return usageErrf("wallet balance takes no arguments")
 			}
-			return withWallet(c, func(w wallet) error {
+			return withWalletRead(c, func(w wallet) error {
 				b, err := w.Balance(c.Context)
 				if err != nil {
 					return err
@@ -297,7 +315,7 @@ func escrowListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withWallet(c, func(w wallet) error {
+			return withWalletRead(c, func(w wallet) error {
 				recs, err := w.EscrowList(c.Context, f)
 				if err != nil {
 					return err
@@ -366,7 +384,7 @@ func escrowShowCommand() *cli.Command {
 				return usageErrf("escrow show needs exactly one job ID, as: escrow show JOB_ID (see 'escrow list')")
 			}
 			id := c.Args().First()
-			return withWallet(c, func(w wallet) error {
+			return withWalletRead(c, func(w wallet) error {
 				r, err := w.EscrowGet(c.Context, id)
 				if errors.Is(err, escrow.ErrNotFound) {
 					return exitErr(exitFailure, fmt.Errorf("no escrow for job %q on this node (see 'swarmwage escrow list')", id))

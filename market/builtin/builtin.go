@@ -5,7 +5,7 @@
 // execution.
 //
 // Every handler implements one capability of the taxonomy in
-// ../shared/spec/capability-taxonomy-v0.1.md (swarmwage/v0.1) and produces
+// docs/specs/capability-taxonomy-v0.1.md (swarmwage/v0.1) and produces
 // output that passes the capability's verifier in package verify.
 //
 // # Errors

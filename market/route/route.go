@@ -1,4 +1,4 @@
-// Package route is the buyer's Hall (WCP, docs: ../shared/spec/
+// Package route is the buyer's Hall (WCP, docs/specs/
 // wcp-capabilities.md): it decides which seller serves a hire of a
 // capability, against candidates the node already knows (the prefetch
 // cache), with no registry call on the hot path. It owns

@@ -36,9 +36,18 @@ func NewRepo(t testing.TB, network string) *node.Repo {
 // NewRepoAt is NewRepo in dir.
 func NewRepoAt(t testing.TB, dir, network string) *node.Repo {
 	t.Helper()
+	return NewRepoWith(t, dir, network, nil)
+}
+
+// NewRepoWith is NewRepoAt with edit applied to the config first.
+func NewRepoWith(t testing.TB, dir, network string, edit func(*node.Config)) *node.Repo {
+	t.Helper()
 	cfg := node.DefaultConfig(network)
 	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
 	cfg.API = "127.0.0.1:0"
+	if edit != nil {
+		edit(&cfg)
+	}
 	repo, err := node.Init(dir, cfg)
 	require.NoError(t, err)
 	return repo

@@ -1,0 +1,130 @@
+package docs_test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/skillcard"
+)
+
+var update = flag.Bool("update", false, "rewrite the vectors in protocol.md")
+
+// seedKey is the Ed25519 key of a 32-byte seed of b.
+func seedKey(t *testing.T, b byte) (crypto.PrivKey, peer.ID) {
+	t.Helper()
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{b}, ed25519.SeedSize))
+	key, err := crypto.UnmarshalEd25519PrivateKey(priv)
+	require.NoError(t, err)
+	id, err := peer.IDFromPrivateKey(key)
+	require.NoError(t, err)
+	return key, id
+}
+
+func sign(t *testing.T, key crypto.PrivKey, body []byte) []byte {
+	t.Helper()
+	sig, err := key.Sign(body)
+	require.NoError(t, err)
+	return sig
+}
+
+// vectors computes every vector of protocol.md from the implementation,
+// and checks that the implementation verifies what it signed.
+func vectors(t *testing.T) map[string]string {
+	buyerKey, buyer := seedKey(t, 1)
+	sellerKey, seller := seedKey(t, 2)
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	out := map[string]string{}
+
+	key, err := dht.Key("amino", "text.summarize.short")
+	require.NoError(t, err)
+	out["dht-key"] = "network: amino\ncapability: text.summarize.short\nkey: " + key.String()
+
+	q := market.Quote{
+		Version: 1, QuoteID: "q1", Capability: "compute.statistics.mean", Price: 10_000,
+		Seller: seller, Buyer: buyer, CreatedAt: at.Format(time.RFC3339Nano), ExpiresAt: at.Add(5 * time.Minute).Format(time.RFC3339Nano),
+		WindowMS: 600_000, MaxDurationMS: 300_000,
+	}
+	qb, err := skillcard.StableJSON(q)
+	require.NoError(t, err)
+	qsig := base64.StdEncoding.EncodeToString(sign(t, sellerKey, qb))
+	require.NoError(t, market.SignedQuote{Quote: q, Signature: qsig}.Verify(seller, buyer, "compute.statistics.mean", at))
+	out["quote"] = "signing bytes: " + string(qb) + "\nsignature: " + qsig
+
+	input := []byte(`{"data":[1,2,3]}`)
+	l := &escrow.Lock{
+		JobID: "job-1", QuoteID: "q1", Capability: "compute.statistics.mean", Buyer: buyer, Seller: seller,
+		Amount: 50_000, Deadline: at.Add(10 * time.Minute), Window: time.Minute, CreatedAt: at, InputHash: escrow.HashHex(input),
+	}
+	lb, err := l.SigningBytes()
+	require.NoError(t, err)
+	l.Signature = sign(t, buyerKey, lb)
+	require.NoError(t, l.Verify())
+	out["lock"] = "input: " + string(input) + "\nsigning bytes: " + string(lb) + "\nsignature: " + base64.StdEncoding.EncodeToString(l.Signature)
+
+	output := []byte(`{"result":2}`)
+	d := &escrow.Delivery{JobID: "job-1", OutputHash: escrow.HashHex(output), Seller: seller, DeliveredAt: at.Add(time.Second)}
+	db, err := d.SigningBytes()
+	require.NoError(t, err)
+	d.Signature = sign(t, sellerKey, db)
+	require.NoError(t, d.Verify())
+	out["delivery"] = "output: " + string(output) + "\nsigning bytes: " + string(db) + "\nsignature: " + base64.StdEncoding.EncodeToString(d.Signature)
+
+	s := &escrow.Settle{JobID: "job-1", Decision: escrow.DecisionRelease, Amount: 50_000, Buyer: buyer, At: at.Add(2 * time.Second)}
+	sb, err := s.SigningBytes()
+	require.NoError(t, err)
+	s.Signature = sign(t, buyerKey, sb)
+	require.NoError(t, s.Verify())
+	out["settle"] = "signing bytes: " + string(sb) + "\nsignature: " + base64.StdEncoding.EncodeToString(s.Signature)
+
+	r := escrow.Receipt{Lock: l, Delivery: d, Settle: s, Rail: escrow.RailCredits, Input: input, Output: output}
+	require.NoError(t, r.Check(), "the vectors make one receipt that checks out")
+	return out
+}
+
+var vectorRE = regexp.MustCompile("(?s)<!-- vector: ([a-z-]+) -->\n```\n(.*?)\n```")
+
+// TestProtocolVectors: every vector in protocol.md is what the
+// implementation computes. A change here is a breaking change of the wire
+// protocol.
+func TestProtocolVectors(t *testing.T) {
+	doc, err := os.ReadFile("protocol.md")
+	require.NoError(t, err)
+	want := vectors(t)
+	found := map[string]bool{}
+	updated := vectorRE.ReplaceAllStringFunc(string(doc), func(block string) string {
+		m := vectorRE.FindStringSubmatch(block)
+		name, got := m[1], m[2]
+		found[name] = true
+		v, ok := want[name]
+		if !ok {
+			t.Errorf("protocol.md has a vector %q the test does not know", name)
+			return block
+		}
+		if !*update {
+			require.Equal(t, v, got, "vector %s in protocol.md", name)
+		}
+		return fmt.Sprintf("<!-- vector: %s -->\n```\n%s\n```", name, v)
+	})
+	for name := range want {
+		require.True(t, found[name], "protocol.md lacks vector %s", name)
+	}
+	if *update {
+		require.NoError(t, os.WriteFile("protocol.md", []byte(updated), 0o644))
+	}
+	require.False(t, strings.Contains(updated, "signature: -"), "every vector is filled in")
+}

@@ -1,0 +1,232 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+)
+
+// Hires this daemon runs: their events as they happen (jobs watch), their
+// cancellation (jobs cancel), and hires that run on after their client
+// left (hire --detach).
+
+// ErrNotRunning is returned when a job is not one this daemon is hiring
+// now.
+var ErrNotRunning = errors.New("no hire of that job runs in this daemon")
+
+// detachWait bounds how long a detached hire waits for a seller to accept
+// the job before it answers anyway.
+const detachWait = 30 * time.Second
+
+// liveHire is one hire in flight.
+type liveHire struct {
+	cancel context.CancelCauseFunc
+
+	mu     sync.Mutex
+	jobID  string
+	events []HireEvent
+	subs   []chan HireEvent
+	done   *HireInfo
+}
+
+// hireHub tracks the hires in flight by job ID.
+type hireHub struct {
+	mu   sync.Mutex
+	jobs map[string]*liveHire
+
+	ctx    context.Context // detached hires run under it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newHireHub() *hireHub {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &hireHub{jobs: make(map[string]*liveHire), ctx: ctx, cancel: cancel}
+}
+
+// close stops the detached hires (their holds are refunded by the hire or,
+// after a restart, by reconciliation) and waits for them.
+func (h *hireHub) close() {
+	h.cancel()
+	h.wg.Wait()
+}
+
+func (h *hireHub) get(jobID string) *liveHire {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.jobs[jobID]
+}
+
+// event records ev of l and hands it to l's watchers.
+func (h *hireHub) event(l *liveHire, ev HireEvent) {
+	l.mu.Lock()
+	if l.jobID == "" && ev.JobID != "" {
+		l.jobID = ev.JobID
+		h.mu.Lock()
+		h.jobs[ev.JobID] = l
+		h.mu.Unlock()
+	}
+	l.events = append(l.events, ev)
+	subs := append([]chan HireEvent(nil), l.subs...)
+	l.mu.Unlock()
+	for _, c := range subs {
+		select {
+		case c <- ev:
+		default: // a slow watcher loses progress lines, never the result
+		}
+	}
+}
+
+// finish records the result, ends every watch and forgets the hire.
+func (h *hireHub) finish(l *liveHire, res HireInfo) {
+	l.mu.Lock()
+	l.done = &res
+	subs := l.subs
+	l.subs = nil
+	id := l.jobID
+	l.mu.Unlock()
+	done := HireEvent{Event: market.Event{Type: EventDone, JobID: res.JobID}, Result: &res}
+	for _, c := range subs {
+		c <- done // buffered: room for the result is kept
+		close(c)
+	}
+	if id != "" {
+		h.mu.Lock()
+		delete(h.jobs, id)
+		h.mu.Unlock()
+	}
+}
+
+// watch returns l's events so far and a channel of the rest, ending with
+// the done event; nil channel if the hire is done.
+func (l *liveHire) watch() ([]HireEvent, <-chan HireEvent, *HireInfo) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	past := append([]HireEvent(nil), l.events...)
+	if l.done != nil {
+		return past, nil, l.done
+	}
+	c := make(chan HireEvent, 64)
+	l.subs = append(l.subs, c)
+	return past, c, nil
+}
+
+// runHire runs a hire under ctx, tracked by the hub, and returns its
+// result. Progress gets every event too.
+func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) HireInfo {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l := &liveHire{cancel: cancel}
+	var history []market.JobEvent
+	req.Progress = func(ev market.Event) {
+		ev.Output, ev.Delivery = nil, nil // the result carries the output once
+		history = append(history, market.JobEvent{At: time.Now().UTC(), Type: ev.Type, Message: ev.Message, ElapsedMS: ev.ElapsedMS})
+		n.hires.event(l, HireEvent{Event: ev})
+		if progress != nil {
+			progress(ev)
+		}
+	}
+	res := n.Hire(ctx, req)
+	if res.JobID != "" && len(history) > 0 {
+		n.Market.SaveEvents(res.JobID, history)
+	}
+	n.hires.finish(l, res)
+	return res
+}
+
+// Detach starts a hire that runs on in the daemon after its client leaves.
+// It returns once a seller accepted the job (with its job ID and outcome
+// "running"), or with the result if the hire ended first.
+func (n *Node) Detach(req market.HireRequest) HireInfo {
+	accepted := make(chan HireInfo, 1)
+	done := make(chan HireInfo, 1)
+	n.hires.wg.Add(1)
+	go func() {
+		defer n.hires.wg.Done()
+		done <- n.runHire(n.hires.ctx, req, func(ev market.Event) {
+			if ev.Type == market.EventAccepted {
+				select {
+				case accepted <- HireInfo{JobID: ev.JobID, Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}:
+				default:
+				}
+			}
+		})
+	}()
+	select {
+	case info := <-accepted:
+		return info
+	case res := <-done:
+		return res
+	case <-time.After(detachWait):
+		return HireInfo{Capability: req.Capability, Outcome: OutcomeRunning, Error: "no seller accepted the job yet; it goes on: see 'swarmwage jobs list'"}
+	}
+}
+
+// CancelJob stops a bought job that is not delivered yet and refunds it:
+// a hire this daemon runs is cancelled (the market refunds and tells the
+// seller, which stops its handler); any other open job is refunded
+// directly.
+func (n *Node) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	if l := n.hires.get(jobID); l != nil {
+		er, err := n.Escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+		if err == nil && er.State == escrow.StateDelivered {
+			return er, fmt.Errorf("job %s was delivered: %w; it is verified and settles by itself", jobID, escrow.ErrBadState)
+		}
+		_, c, res := l.watch()
+		l.cancel(market.ErrCancelled)
+		if c != nil {
+			for range c { // wait for the hire to settle
+			}
+		} else if res == nil {
+			return escrow.Record{}, ErrNotRunning
+		}
+		return n.Escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+	}
+	return n.Market.CancelJob(ctx, jobID)
+}
+
+// jobResult describes a finished bought job as a hire result: what jobs
+// watch ends with when the hire is not live in this daemon.
+func (n *Node) jobResult(ctx context.Context, jobID string) (HireInfo, error) {
+	rec, err := n.Market.Job(ctx, jobID)
+	if err != nil {
+		return HireInfo{}, err
+	}
+	er, err := n.Escrow.GetRole(ctx, jobID, escrow.Role(rec.Role))
+	if err != nil {
+		return HireInfo{}, err
+	}
+	info := HireInfo{
+		JobID: jobID, Capability: rec.Capability, Seller: rec.Seller.String(), Price: rec.Price.String(),
+		Output: rec.Output, Escrow: EscrowDoc{State: string(er.State), Reason: er.Reason}, Error: rec.Error,
+		Verification: VerificationDoc{Checks: rec.Checks}, DurationMS: rec.DurationMS,
+	}
+	if rec.Passed != nil {
+		info.Verification.Passed = *rec.Passed
+	}
+	switch {
+	case !er.State.Final() && er.State != escrow.StateDelivered:
+		info.Outcome = OutcomeRunning
+	case er.State == escrow.StateReleased:
+		info.Outcome = OutcomeReleased
+	case er.State == escrow.StateDelivered:
+		info.Outcome = OutcomeDelivered
+	case rec.Status == market.StatusVerificationFailed:
+		info.Outcome = OutcomeVerificationFailed
+	case rec.Status == market.StatusTimedOut:
+		info.Outcome = OutcomeTimedOut
+	case er.Reason == market.ErrCancelled.Error():
+		info.Outcome = OutcomeCancelled
+	default:
+		info.Outcome = OutcomeJobFailed
+	}
+	if info.Output == nil {
+		info.Output = []byte("null")
+	}
+	return info, nil
+}
