@@ -107,7 +107,8 @@ type Settler struct {
 	backoff   map[string]time.Time // job work that failed waits until then
 	redeemMu  sync.Mutex           // one redeem pass at a time
 	cancelMu  sync.Mutex           // one cancel pass at a time
-	down      bool                 // the worker last found the chain down (logged once)
+	down       bool // the worker last found the chain down (logged once); worker goroutine only
+	reconciled bool // the last reconcile read the chain; worker goroutine only
 
 	statsMu sync.Mutex
 	stats   Stats

@@ -46,25 +46,25 @@ func (s *Settler) run() {
 		default:
 		}
 		if r, err := s.Chain(s.ctx); err != nil {
-			if !s.down && s.ctx.Err() == nil {
-				s.log.Warn("chain unreachable; refunds, redemptions and reconciliation wait for it", "err", err)
-				s.down = true
-			}
+			s.trouble("reach the chain", err)
 		} else {
 			if s.down {
-				s.log.Info("chain reachable again; resuming")
-				s.down = false
-				lastReconcile = time.Time{}
+				lastReconcile = time.Time{} // reconcile as soon as it answers
 			}
 			if time.Since(lastReconcile) >= s.cfg.ReconcileInterval {
+				wasDown := s.down
 				if s.reconcileOnce(s.ctx, r) {
 					force = true
+				}
+				if s.reconciled && wasDown {
+					s.log.Info("chain reachable again; resuming")
+					s.down = false
 				}
 				lastReconcile = time.Now()
 			}
 			s.cancelRefunds(s.ctx, r)
-			if _, err := s.redeem(s.ctx, r, force); err != nil && s.ctx.Err() == nil {
-				s.log.Warn("redeem vouchers", "err", err)
+			if _, err := s.redeem(s.ctx, r, force); err != nil {
+				s.trouble("redeem vouchers", err)
 			}
 		}
 		select {
@@ -74,6 +74,23 @@ func (s *Settler) run() {
 		case <-s.kick:
 		}
 	}
+}
+
+// trouble logs a failed step of the background work: a chain that is down
+// once until it is back (the worker says when), anything else each time.
+func (s *Settler) trouble(what string, err error, kv ...any) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, ErrChainDown) {
+		if s.down {
+			return
+		}
+		s.down = true
+		s.log.Warn("chain unreachable; refunds, redemptions and reconciliation wait for it", append([]any{"while", what, "err", err}, kv...)...)
+		return
+	}
+	s.log.Warn(what, append([]any{"err", err}, kv...)...)
 }
 
 // Reconcile runs one reconciliation now (start-up, tests): what the chain
@@ -108,6 +125,7 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool
 			from = head.Number.Uint64() - defaultLookback
 		}
 	}
+	s.reconciled = false
 	rep, err := r.Reconcile(ctx, cur, from, r.Address())
 	var re *ReorgError
 	if errors.As(err, &re) {
@@ -120,11 +138,10 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool
 		return false
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("reconcile", "err", err)
-		}
+		s.trouble("reconcile", err)
 		return false
 	}
+	s.reconciled = true
 	s.applyReport(ctx, r, rep)
 	for _, ev := range rep.Lines {
 		if ev.Kind == "withdraw_requested" && ev.Seller == r.Address() && ev.Amount > 0 {
@@ -325,9 +342,7 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 	res, err := r.Cancel(ctx, seller, ids...)
 	s.countTx("cancel", res)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("cancel refunded jobs on chain; retrying", "jobs", len(ids), "seller", seller, "err", err)
-		}
+		s.trouble("cancel refunded jobs on chain; retrying", err, "jobs", len(ids), "seller", seller)
 		for _, rec := range todo {
 			s.wait("cancel/"+rec.JobID, 5*time.Second)
 		}
