@@ -101,14 +101,14 @@ type Settler struct {
 	sellerMu sync.Mutex
 	sellers  map[common.Address]*sync.Mutex // a buyer allocates to one seller at a time
 
-	kick      chan struct{}
-	force     chan struct{} // redeem now
-	backoffMu sync.Mutex
-	backoff   map[string]time.Time // job work that failed waits until then
-	redeemMu  sync.Mutex           // one redeem pass at a time
-	cancelMu  sync.Mutex           // one cancel pass at a time
-	down       bool // the worker last found the chain down (logged once); worker goroutine only
-	reconciled bool // the last reconcile read the chain; worker goroutine only
+	kick       chan struct{}
+	force      chan struct{} // redeem now
+	backoffMu  sync.Mutex
+	backoff    map[string]time.Time // job work that failed waits until then
+	redeemMu   sync.Mutex           // one redeem pass at a time
+	cancelMu   sync.Mutex           // one cancel pass at a time
+	down       bool                 // the worker last found the chain down (logged once); worker goroutine only
+	reconciled bool                 // the last reconcile read the chain; worker goroutine only
 
 	statsMu sync.Mutex
 	stats   Stats
