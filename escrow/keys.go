@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -276,31 +277,35 @@ func railOpenCounterpartyPrefix(role Role, counterparty string) []byte {
 }
 
 // railOpenKey is "escrow/railopen/<role>/<base32 counterparty>/<base32 job
-// ID>" with the job's amount: a record the rail may still pay or must
-// still confirm (railOpen). saveRecord moves it with the record.
-func railOpenKey(role Role, counterparty, jobID string) []byte {
-	return append(railOpenCounterpartyPrefix(role, counterparty), encodeKeyPart(jobID)...)
+// ID>/<amount in decimal micro-units>", no value: a record the rail may
+// still pay or must still confirm (railOpen). saveRecord moves it with the
+// record. The amount is in the key so that summing what is open with one
+// counterparty reads keys only.
+func railOpenKey(role Role, counterparty, jobID string, amount int64) []byte {
+	k := append(railOpenCounterpartyPrefix(role, counterparty), encodeKeyPart(jobID)...)
+	return strconv.AppendInt(append(k, '/'), amount, 10)
 }
 
 // parseRailOpenKey reverses railOpenKey.
-func parseRailOpenKey(k []byte) (Role, string, string, error) {
+func parseRailOpenKey(k []byte) (role Role, counterparty, jobID string, amount int64, err error) {
 	rest, ok := strings.CutPrefix(string(k), railOpenPrefix)
 	if !ok {
-		return "", "", "", fmt.Errorf("%w: %q", errBadKey, k)
+		return "", "", "", 0, fmt.Errorf("%w: %q", errBadKey, k)
 	}
 	parts := strings.Split(rest, "/")
-	if len(parts) != 3 || !validRole(Role(parts[0])) {
-		return "", "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	if len(parts) != 4 || !validRole(Role(parts[0])) {
+		return "", "", "", 0, fmt.Errorf("%w: %q", errBadKey, k)
 	}
-	cp, err := decodeKeyPart(parts[1])
-	if err != nil {
-		return "", "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	if counterparty, err = decodeKeyPart(parts[1]); err != nil {
+		return "", "", "", 0, fmt.Errorf("%w: %w", errBadKey, err)
 	}
-	id, err := decodeKeyPart(parts[2])
-	if err != nil {
-		return "", "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	if jobID, err = decodeKeyPart(parts[2]); err != nil {
+		return "", "", "", 0, fmt.Errorf("%w: %w", errBadKey, err)
 	}
-	return Role(parts[0]), cp, id, nil
+	if amount, err = strconv.ParseInt(parts[3], 10, 64); err != nil || amount < 0 || strconv.FormatInt(amount, 10) != parts[3] {
+		return "", "", "", 0, fmt.Errorf("%w: amount in %q", errBadKey, k)
+	}
+	return Role(parts[0]), counterparty, jobID, amount, nil
 }
 
 // railRefKey is "escrow/railref/<base32 rail ref>/<role>" holding the job

@@ -121,6 +121,22 @@ func getRecord(txn *tx, role Role, jobID string) (Record, error) {
 
 // withEvidence turns a stored record into a Record with its receipts.
 func withEvidence(txn *tx, r *storedRecord) (Record, error) {
+	out := bareRecord(r)
+	var err error
+	if out.Lock, err = loadLock(txn, r.JobID, r.Role); err != nil {
+		return Record{}, err
+	}
+	if out.Delivery, err = loadDelivery(txn, r.JobID, r.Role); err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, err
+	}
+	if out.Settle, err = loadSettle(txn, r.JobID, r.Role); err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, err
+	}
+	return out, nil
+}
+
+// bareRecord is a stored record as a Record without its evidence.
+func bareRecord(r *storedRecord) Record {
 	out := Record{
 		JobID: r.JobID, Role: r.Role, State: r.State, Amount: r.Amount,
 		Capability: r.Capability, QuoteID: r.QuoteID, Buyer: r.Buyer, Seller: r.Seller,
@@ -140,17 +156,7 @@ func withEvidence(txn *tx, r *storedRecord) (Record, error) {
 	if r.Role == RoleSeller {
 		out.Counterparty = r.Buyer
 	}
-	var err error
-	if out.Lock, err = loadLock(txn, r.JobID, r.Role); err != nil {
-		return Record{}, err
-	}
-	if out.Delivery, err = loadDelivery(txn, r.JobID, r.Role); err != nil && !errors.Is(err, ErrNotFound) {
-		return Record{}, err
-	}
-	if out.Settle, err = loadSettle(txn, r.JobID, r.Role); err != nil && !errors.Is(err, ErrNotFound) {
-		return Record{}, err
-	}
-	return out, nil
+	return out
 }
 
 // CheckInvariant checks the ledger: no negative field, Available + Held +
@@ -185,7 +191,7 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 				withdrawn.Add(withdrawn, amt) // redeemed to the node's address
 			}
 			if railOpen(r) {
-				if _, err := txn.get(railOpenKey(r.Role, r.RailCounterparty, r.JobID)); err != nil {
+				if _, err := txn.get(railOpenKey(r.Role, r.RailCounterparty, r.JobID, r.Amount)); err != nil {
 					return fmt.Errorf("%w: %s job %s open on rail %s is not in the rail index: %v", ErrInvariant, r.Role, r.JobID, r.Rail, err)
 				}
 			}

@@ -1,6 +1,7 @@
 package escrow
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,29 +168,26 @@ func railOpen(r *storedRecord) bool {
 	return r.State == StateLocked || r.State == StateDelivered || r.State == StateReleased
 }
 
-type storedRailOpen struct {
-	V      int   `json:"v"`
-	Amount int64 `json:"amount"`
-}
-
 // moveRailOpen keeps the rail's open index in step with a record change.
 func moveRailOpen(txn *tx, prev, r *storedRecord) error {
 	was, is := railOpen(prev), railOpen(r)
 	if was && !is {
-		if err := txn.delete(railOpenKey(prev.Role, prev.RailCounterparty, prev.JobID)); err != nil {
+		if err := txn.delete(railOpenKey(prev.Role, prev.RailCounterparty, prev.JobID, prev.Amount)); err != nil {
 			return fmt.Errorf("rail index of %s: %w", r.JobID, err)
 		}
 	}
 	if is && !was {
-		return setJSON(txn, railOpenKey(r.Role, r.RailCounterparty, r.JobID), storedRailOpen{V: schemaVersion, Amount: r.Amount})
+		return txn.set(railOpenKey(r.Role, r.RailCounterparty, r.JobID, r.Amount), nil)
 	}
 	return nil
 }
 
 // RailOpen returns this node's records of role that are open on the rail
-// (see railOpen), with their evidence, in key order. The rail scans it for
-// work: refunds to confirm, releases to redeem, locks to claim.
-func (e *Escrow) RailOpen(ctx context.Context, role Role) ([]Record, error) {
+// (see railOpen), in key order. want, if not nil, sees each record without
+// its evidence (no Lock, Delivery or Settle) and picks those to return,
+// with their evidence: the rail scans the index often and needs the signed
+// messages of only a few.
+func (e *Escrow) RailOpen(ctx context.Context, role Role, want func(Record) bool) ([]Record, error) {
 	if !validRole(role) {
 		return nil, fmt.Errorf("rail open jobs: unknown role %q", role)
 	}
@@ -201,15 +200,22 @@ func (e *Escrow) RailOpen(ctx context.Context, role Role) ([]Record, error) {
 		it := txn.txn.NewIterator(opts)
 		defer it.Close()
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			_, _, id, err := parseRailOpenKey(it.Item().Key())
+			_, _, id, _, err := parseRailOpenKey(it.Item().Key())
 			if err != nil {
 				e.log.Warn("skip malformed rail index key", "key", fmt.Sprintf("%q", it.Item().Key()), "err", err)
 				continue
 			}
-			rec, err := getRecord(txn, role, id)
+			r, err := loadRecord(txn, role, id)
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
+			if err != nil {
+				return err
+			}
+			if want != nil && !want(bareRecord(r)) {
+				continue
+			}
+			rec, err := withEvidence(txn, r)
 			if err != nil {
 				return err
 			}
@@ -241,20 +247,23 @@ func (e *Escrow) RailOpenAmount(ctx context.Context, role Role, counterparty str
 func railOpenAmount(txn *tx, role Role, counterparty string) (int64, error) {
 	prefix := railOpenCounterpartyPrefix(role, counterparty)
 	opts := badger.DefaultIteratorOptions
+	opts.PrefetchValues = false
 	opts.Prefix = prefix
 	it := txn.txn.NewIterator(opts)
 	defer it.Close()
 	var total int64
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		var v storedRailOpen
-		err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &v) })
-		if err != nil {
-			return 0, fmt.Errorf("decode %s: %w", it.Item().Key(), err)
+		// Only the amount, the last part, is needed: no base32 to decode.
+		k := it.Item().Key()
+		i := bytes.LastIndexByte(k, '/')
+		amount, err := strconv.ParseInt(string(k[i+1:]), 10, 64)
+		if err != nil || amount < 0 {
+			return 0, fmt.Errorf("%w: amount in %q", errBadKey, k)
 		}
-		if v.Amount < 0 || v.Amount > math.MaxInt64-total {
+		if amount > math.MaxInt64-total {
 			return 0, fmt.Errorf("%w: open amounts overflow", ErrInvariant)
 		}
-		total += v.Amount
+		total += amount
 	}
 	return total, nil
 }

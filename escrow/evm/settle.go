@@ -98,8 +98,12 @@ type Settler struct {
 	minHead uint64 // a head older than this misses the node's own latest transaction
 	lines   map[[2]common.Address]cachedLine
 
+	paidMu sync.Mutex
+	paid   map[common.Address]paidNotBooked // redeemed on chain, not yet in the escrow
+
 	sellerMu sync.Mutex
 	sellers  map[common.Address]*sync.Mutex // a buyer allocates to one seller at a time
+	topping  map[common.Address]bool        // a background top-up runs
 
 	kick       chan struct{}
 	force      chan struct{} // redeem now
@@ -172,6 +176,8 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 		log:     cfg.Logger.With("subsystem", "swarmwage/escrow/evm", "escrow", cfg.Escrow.Hex()),
 		lines:   make(map[[2]common.Address]cachedLine),
 		sellers: make(map[common.Address]*sync.Mutex),
+		paid:    make(map[common.Address]paidNotBooked),
+		topping: make(map[common.Address]bool),
 		kick:    make(chan struct{}, 1),
 		force:   make(chan struct{}, 1),
 		backoff: make(map[string]time.Time),
@@ -359,37 +365,97 @@ func (s *Settler) PrepareLock(ctx context.Context, t escrow.LockTerms, open int6
 		return nil, err
 	}
 	seller := common.HexToAddress(t.SellerAddress)
-	mu := s.sellerLock(seller)
-	mu.Lock()
-	defer mu.Unlock()
-	need := open + t.Amount
-	line, err := s.lineOf(ctx, r, r.Address(), seller, false)
-	if err != nil {
-		return nil, railErr(fmt.Errorf("read the line to %s: %w", seller, err))
-	}
-	if line.Available() < need {
-		if line, err = s.lineOf(ctx, r, r.Address(), seller, true); err != nil {
-			return nil, railErr(fmt.Errorf("read the line to %s: %w", seller, err))
-		}
-	}
-	if line.Available() < need {
-		chunk := s.cfg.LineChunk
-		if chunk == 0 {
-			chunk = DefaultLineChunkFactor * t.Amount
-		}
-		res, err := r.EnsureLine(ctx, seller, need, chunk)
-		s.countTx("allocate", res)
-		s.dropLine(r.Address(), seller, blockOf(res))
-		if err != nil {
-			return nil, railErr(fmt.Errorf("fund the line to %s: %w", seller, err))
-		}
-		s.addLineSeller(ctx, seller)
+	if err := s.coverLine(ctx, r, seller, open+t.Amount, t.Amount); err != nil {
+		return nil, err
 	}
 	l, err := r.SignLock(t.JobID, seller, t.Amount, t.NotBefore)
 	if err != nil {
 		return nil, railErr(err)
 	}
 	return json.Marshal(l)
+}
+
+// lineChunk is what the node allocates to a seller's line when it must: at
+// least the line again (a busy seller's line doubles, so a run of hires
+// allocates a few times, not every chunk), at least the configured chunk
+// or DefaultLineChunkFactor hires.
+func (s *Settler) lineChunk(amount int64, line Line) int64 {
+	if s.cfg.LineChunk > 0 {
+		return s.cfg.LineChunk
+	}
+	return max(DefaultLineChunkFactor*amount, line.Balance)
+}
+
+// coverLine makes the node's line to seller back need, allocating from the
+// free deposit if it does not (one seller at a time, so concurrent hires
+// allocate once). When what is left after need runs below half a chunk, it
+// tops the line up in the background, so hires do not wait for the
+// allocation's block.
+func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address, need, amount int64) error {
+	mu := s.sellerLock(seller)
+	mu.Lock()
+	defer mu.Unlock()
+	line, err := s.lineOf(ctx, r, r.Address(), seller, false)
+	if err != nil {
+		return railErr(fmt.Errorf("read the line to %s: %w", seller, err))
+	}
+	if line.Available() < need {
+		if line, err = s.lineOf(ctx, r, r.Address(), seller, true); err != nil {
+			return railErr(fmt.Errorf("read the line to %s: %w", seller, err))
+		}
+	}
+	chunk := s.lineChunk(amount, line)
+	if line.Available() >= need {
+		if line.Available()-need < chunk/2 {
+			s.topUp(r, seller, chunk)
+		}
+		return nil
+	}
+	res, err := r.EnsureLine(ctx, seller, need, chunk)
+	s.countTx("allocate", res)
+	s.dropLine(r.Address(), seller, blockOf(res))
+	if err != nil {
+		return railErr(fmt.Errorf("fund the line to %s: %w", seller, err))
+	}
+	s.addLineSeller(ctx, seller)
+	return nil
+}
+
+// topUp allocates chunk (or what the free deposit has) to seller's line in
+// the background, once at a time per seller.
+func (s *Settler) topUp(r *Rail, seller common.Address, chunk int64) {
+	s.sellerMu.Lock()
+	if s.topping[seller] {
+		s.sellerMu.Unlock()
+		return
+	}
+	s.topping[seller] = true
+	s.sellerMu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.sellerMu.Lock()
+			delete(s.topping, seller)
+			s.sellerMu.Unlock()
+		}()
+		free, err := r.esc.Free(&bind.CallOpts{Context: s.ctx}, r.Address())
+		if err != nil {
+			return
+		}
+		amount := min(chunk, amountOf(free))
+		if amount <= 0 {
+			return // nothing to allocate: the next hire that needs it says so
+		}
+		res, err := r.Allocate(s.ctx, seller, amount)
+		s.countTx("allocate", res)
+		s.dropLine(r.Address(), seller, blockOf(res))
+		if err != nil {
+			s.log.Debug("top up a line", "seller", seller, "err", err)
+			return
+		}
+		s.addLineSeller(s.ctx, seller)
+	}()
 }
 
 // CheckLock checks a buyer's lock voucher before the job starts: it is the
@@ -435,6 +501,11 @@ func (s *Settler) CheckLock(ctx context.Context, t escrow.LockTerms, proof json.
 			return railErr(fmt.Errorf("check lock: %w", err))
 		}
 		avail := line.Available() - open
+		if p := s.pendingPaid(l.Buyer); p.amount > 0 && line.Block >= p.block {
+			// This node's redeem of that block paid p.amount from the line
+			// and the escrow does not know yet: open still counts it.
+			avail += p.amount
+		}
 		if avail >= l.Amount {
 			return nil
 		}
@@ -652,4 +723,27 @@ func (s *Settler) countTx(kind string, res *TxResult) {
 		s.stats.Fee.Add(s.stats.Fee, res.Fee)
 	}
 	s.stats.ByKind[kind]++
+}
+
+// paidNotBooked is what one redeem paid out of a buyer's line, from its
+// block until the escrow has booked it.
+type paidNotBooked struct {
+	block  uint64
+	amount int64
+}
+
+func (s *Settler) pendingPaid(buyer common.Address) paidNotBooked {
+	s.paidMu.Lock()
+	defer s.paidMu.Unlock()
+	return s.paid[buyer]
+}
+
+func (s *Settler) setPendingPaid(buyer common.Address, p paidNotBooked) {
+	s.paidMu.Lock()
+	defer s.paidMu.Unlock()
+	if p.amount <= 0 {
+		delete(s.paid, buyer)
+		return
+	}
+	s.paid[buyer] = p
 }

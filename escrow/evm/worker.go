@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -33,9 +34,12 @@ import (
 // tickEvery is how often the worker looks for work.
 const tickEvery = time.Second
 
+// applyConcurrency bounds the payments of one batch booked at once.
+const applyConcurrency = 16
+
 func (s *Settler) run() {
 	defer s.wg.Done()
-	tick := time.NewTicker(min(tickEvery, s.cfg.ReconcileInterval, s.cfg.RedeemInterval))
+	tick := time.NewTicker(min(tickEvery, s.cfg.ReconcileInterval, max(s.cfg.RedeemInterval/4, 50*time.Millisecond)))
 	defer tick.Stop()
 	var lastReconcile time.Time
 	for {
@@ -161,6 +165,11 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 	esc := s.escrow()
 	self := r.Address()
 	for _, o := range rep.Jobs {
+		if o.Outcome != OutcomeCancelled {
+			// The line paid out: a reading from before is too high now
+			// that the job leaves the open amounts.
+			s.dropLine(o.Buyer, o.Seller, o.Block)
+		}
 		ref := hexutil.Encode(o.JobID[:])
 		recs, err := esc.FindRailJob(ctx, ref)
 		if err != nil {
@@ -173,7 +182,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 			}
 			switch o.Outcome {
 			case OutcomeReleased, OutcomeClaimed:
-				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex())
+				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), time.Now())
 			case OutcomeCancelled:
 				s.applyCancelIfEffective(ctx, r, rec, o.Tx.Hex())
 			}
@@ -205,7 +214,9 @@ func (s *Settler) book(ctx context.Context, kind, ref string, amount int64, memo
 	}
 }
 
-func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string) {
+// applyPaid books a payment of rec's job; paidAt is when the money reached
+// the seller's address as far as this node knows (for Stats).
+func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, paidAt time.Time) {
 	if rec.ChainOutcome != "" {
 		return
 	}
@@ -216,7 +227,7 @@ func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released boo
 	}
 	if rec.Role == escrow.RoleSeller && released && !rec.SettledAt.IsZero() {
 		s.statsMu.Lock()
-		s.stats.ReleaseToPaid = append(s.stats.ReleaseToPaid, time.Since(rec.SettledAt))
+		s.stats.ReleaseToPaid = append(s.stats.ReleaseToPaid, paidAt.Sub(rec.SettledAt))
 		s.statsMu.Unlock()
 	}
 }
@@ -282,7 +293,9 @@ func (s *Settler) wait(key string, d time.Duration) {
 func (s *Settler) cancelRefunds(ctx context.Context, r *Rail) {
 	s.cancelMu.Lock()
 	defer s.cancelMu.Unlock()
-	recs, err := s.escrow().RailOpen(ctx, escrow.RoleBuyer)
+	recs, err := s.escrow().RailOpen(ctx, escrow.RoleBuyer, func(r escrow.Record) bool {
+		return r.State == escrow.StateRefunded && r.RefundPending
+	})
 	if err != nil {
 		s.log.Warn("list refunds to cancel", "err", err)
 		return
@@ -366,11 +379,35 @@ type redeemResult struct {
 func (s *Settler) redeem(ctx context.Context, r *Rail, force bool) (redeemResult, error) {
 	s.redeemMu.Lock() // one pass at a time: the worker's, or a withdrawal's
 	defer s.redeemMu.Unlock()
-	recs, err := s.escrow().RailOpen(ctx, escrow.RoleSeller)
+	now := time.Now()
+	claimable := func(r escrow.Record) bool {
+		return (r.State == escrow.StateDelivered || r.State == escrow.StateReleased && r.Provisional) &&
+			!now.Before(r.NotBefore.Add(claimMargin))
+	}
+	releasable := func(r escrow.Record) bool { return r.State == escrow.StateReleased && !r.Provisional }
+	// First a look without the signed messages: is a batch due?
+	queued, claims0, oldest0 := 0, 0, now
+	if _, err := s.escrow().RailOpen(ctx, escrow.RoleSeller, func(r escrow.Record) bool {
+		switch {
+		case releasable(r):
+			queued++
+			if r.SettledAt.Before(oldest0) {
+				oldest0 = r.SettledAt
+			}
+		case claimable(r):
+			claims0++
+		}
+		return false
+	}); err != nil {
+		return redeemResult{}, err
+	}
+	if !force && queued < s.cfg.RedeemBatch && (queued == 0 || now.Sub(oldest0) < s.cfg.RedeemInterval) && claims0 == 0 {
+		return redeemResult{}, nil
+	}
+	recs, err := s.escrow().RailOpen(ctx, escrow.RoleSeller, func(r escrow.Record) bool { return releasable(r) || claimable(r) })
 	if err != nil {
 		return redeemResult{}, err
 	}
-	now := time.Now()
 	var releases, claims []pendingVoucher
 	oldest := now
 	for _, rec := range recs {
@@ -443,22 +480,49 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		}
 		return redeemResult{}, fmt.Errorf("redeem %d vouchers: %w", len(vs), err)
 	}
-	buyers := map[common.Address]bool{}
+	paidBy := map[common.Address]int64{}
 	for _, p := range batch {
-		buyers[common.HexToAddress(p.rec.Lock.BuyerAddress)] = true
+		b := common.HexToAddress(p.rec.Lock.BuyerAddress)
+		if _, ok := got.Paid[p.v.jobID()]; ok {
+			paidBy[b] += p.rec.Amount
+		} else if _, seen := paidBy[b]; !seen {
+			paidBy[b] = 0 // its line is read again all the same
+		}
 	}
-	for b := range buyers {
+	for b, amt := range paidBy {
+		s.setPendingPaid(b, paidNotBooked{block: blockOf(got.Tx), amount: amt})
 		s.dropLine(b, r.Address(), blockOf(got.Tx))
 	}
+	defer func() {
+		for b := range paidBy {
+			s.setPendingPaid(b, paidNotBooked{})
+		}
+	}()
 	s.statsMu.Lock()
 	s.stats.Batches++
 	s.stats.Redeemed += len(got.Paid)
 	s.statsMu.Unlock()
 	out := redeemResult{Paid: got.Total, Count: len(got.Paid)}
+	paidAt := time.Now()
+	// The payments are booked side by side: the escrow commits concurrent
+	// changes together, one fsync for many.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, applyConcurrency)
+	for _, p := range batch {
+		if _, ok := got.Paid[p.v.jobID()]; ok {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), paidAt)
+			}()
+		}
+	}
+	wg.Wait()
 	for _, p := range batch {
 		id := p.v.jobID()
 		if _, ok := got.Paid[id]; ok {
-			s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex())
 			continue
 		}
 		reason, skipped := got.Skipped[id]
