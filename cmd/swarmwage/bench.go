@@ -20,9 +20,9 @@ import (
 
 func benchHireCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "hire",
-		Usage:       "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
-		ArgsUsage:   " ",
+		Name:      "hire",
+		Usage:     "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
+		ArgsUsage: " ",
 		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed}.\n" +
 			"With --settlement evm it runs the credits hires first, then the same hires on the evm rail on a\n" +
 			"fresh escrow and test token, and adds settlement, credits_hires_per_s, ratio_to_credits and\n" +
