@@ -98,6 +98,8 @@ type Node struct {
 	gc            *valueLogGC
 	closeOnce     sync.Once
 	closeErr      error
+	// events feeds GET /v1/events (the dashboard's live jobs).
+	events *eventBus
 }
 
 // New builds a node from repo: it takes the repo lock, opens the database,
@@ -115,7 +117,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub()}
+	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub(), events: newEventBus()}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
@@ -162,6 +164,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		if n.Market != nil {
 			n.Market.SettleDecided(r)
 		}
+		n.events.settled(r)
 	}), escrow.WithUndecided(func(ctx context.Context, r escrow.Record) {
 		if n.Market != nil {
 			n.Market.Reverify(ctx, r)
@@ -189,6 +192,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	mcfg = append(mcfg, ropts...)
 	mopts := []market.Option{
 		market.Logger(log),
+		market.OnJob(n.events.jobChanged),
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
