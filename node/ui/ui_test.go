@@ -321,3 +321,22 @@ func TestNewRejectsABadURL(t *testing.T) {
 		require.Error(t, err, url)
 	}
 }
+
+// FuzzSessionExchangeNoPanic feeds the login exchange, the one handler that
+// decodes a body without authentication, arbitrary bytes.
+func FuzzSessionExchangeNoPanic(f *testing.F) {
+	f.Add([]byte(`{"credential":"00"}`), "1")
+	f.Add([]byte(`{"credential":1}`), "1")
+	f.Add([]byte(`{`), "")
+	f.Add([]byte(strings.Repeat("a", maxSessionBody+10)), "1")
+	f.Fuzz(func(t *testing.T, body []byte, csrf string) {
+		u, _ := newTestUI(t)
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:5801/ui/session", strings.NewReader(string(body)))
+		req.Header.Set(CSRFHeader, csrf)
+		w := httptest.NewRecorder()
+		u.Handler().ServeHTTP(w, req)
+		if w.Code == http.StatusOK {
+			t.Fatalf("a made-up credential logged in: %q", body)
+		}
+	})
+}

@@ -13,6 +13,12 @@
     verification_failed: 'verification failed', failed: 'failed', disputed: 'disputed',
   };
   const MAX_SHOWN_BYTES = 64 << 10;
+  // MAX_JOB_ROWS bounds the jobs table (newest first); MAX_ESCROWS the
+  // escrow records read to join their states.
+  const MAX_JOB_ROWS = 500;
+  const MAX_ESCROWS = 2000;
+  // REFRESH_DELAY_MS coalesces a burst of job events into one reload.
+  const REFRESH_DELAY_MS = 250;
 
   const state = {
     id: null, peers: null, wallet: null, listings: null, jobs: null, escrows: null, summary: null,
@@ -106,7 +112,7 @@
     wallet: () => api('GET', '/v1/wallet'),
     listings: () => api('GET', '/v1/listings').then(d => d.listings),
     jobs: () => api('GET', '/v1/jobs').then(d => d.jobs),
-    escrows: () => api('GET', '/v1/escrow').then(d => d.escrows),
+    escrows: () => api('GET', '/v1/escrow?limit=' + MAX_ESCROWS).then(d => d.escrows),
     summary: () => api('GET', '/v1/dashboard/summary'),
   };
 
@@ -171,14 +177,39 @@
     const es = new EventSource('/v1/events');
     state.events = es;
     const live = $('live');
-    es.onopen = () => { live.textContent = 'live'; live.classList.add('on'); };
-    es.onerror = () => { live.textContent = 'reconnecting'; live.classList.remove('on'); };
+    let dropped = false;
     const kick = () => {
       clearTimeout(refreshTimer);
-      refreshTimer = setTimeout(refresh, 150);
+      refreshTimer = setTimeout(refresh, REFRESH_DELAY_MS);
+    };
+    es.onopen = () => {
+      live.textContent = 'live';
+      live.classList.add('on');
+      if (dropped) kick(); // events may have been missed meanwhile
+    };
+    es.onerror = () => {
+      dropped = true;
+      live.textContent = 'reconnecting';
+      live.classList.remove('on');
+      // The browser retries by itself unless the daemon refused the stream
+      // (a restarted daemon forgot the session); then ask why, later.
+      if (es.readyState === EventSource.CLOSED) retryEvents(es);
     };
     es.addEventListener('job', kick);
     es.addEventListener('resync', kick);
+  }
+
+  function retryEvents(es) {
+    setTimeout(async () => {
+      if (state.events !== es) return;
+      try {
+        await api('GET', '/v1/id');
+        connectEvents();
+        refresh();
+      } catch (err) {
+        if (err.status !== 401) retryEvents(es); // 401 shows the login hint
+      }
+    }, 3000);
   }
 
   // refresh reloads what the current page shows and redraws its data.
@@ -402,7 +433,8 @@
       fillSelect($('filter-outcome'), [['', 'All']].concat(OUTCOMES.map(o => [o, OUTCOME_LABEL[o]])), state.filters.outcome);
       const f = state.filters;
       const shown = jobs.filter(x => (!f.role || x.j.role === f.role) && (!f.capability || x.j.capability === f.capability) && (!f.outcome || x.outcome === f.outcome));
-      $('jobs-count').textContent = shown.length + ' of ' + jobs.length + ' jobs';
+      $('jobs-count').textContent = shown.length + ' of ' + jobs.length + ' jobs' +
+        (shown.length > MAX_JOB_ROWS ? ' (the newest ' + MAX_JOB_ROWS + ' shown; \'swarmwage jobs list\' has all)' : '');
       const t = clear($('jobs-table'));
       if (shown.length === 0) {
         t.appendChild(h('div', { class: 'empty' }, jobs.length ? 'No job matches the filters.' : 'No jobs yet. Hire with \'swarmwage hire\', or sell something.'));
@@ -411,7 +443,7 @@
       t.appendChild(h('table', { id: 'jobs' },
         h('thead', {}, h('tr', {}, h('th', {}, 'Started'), h('th', {}, 'Role'), h('th', {}, 'Capability'), h('th', {}, 'Counterparty'),
           h('th', { class: 'num' }, 'Price'), h('th', {}, 'Outcome'), h('th', {}, 'Escrow'), h('th', { class: 'num' }, 'Time'))),
-        h('tbody', {}, shown.map(({ j, esc, outcome }) => {
+        h('tbody', {}, shown.slice(0, MAX_JOB_ROWS).map(({ j, esc, outcome }) => {
           const tr = h('tr', { class: 'link', 'data-job': j.job_id, 'data-role': j.role, 'data-outcome': outcome, title: 'Job ' + j.job_id },
             h('td', {}, when(j.created_at)),
             h('td', {}, j.role === 'buyer' ? 'bought' : 'sold'),
