@@ -7,10 +7,10 @@
 
   const CSRF_HEADER = 'X-Swarmwage-Dashboard';
   const FINAL = ['released', 'refunded', 'disputed', 'failed'];
-  const OUTCOMES = ['running', 'delivered', 'released', 'refunded', 'verification_failed', 'failed', 'disputed'];
+  const OUTCOMES = ['running', 'delivered', 'released', 'refunded', 'verification_failed', 'failed', 'timed_out', 'disputed'];
   const OUTCOME_LABEL = {
     running: 'running', delivered: 'awaiting settlement', released: 'released', refunded: 'refunded',
-    verification_failed: 'verification failed', failed: 'failed', disputed: 'disputed',
+    verification_failed: 'verification failed', failed: 'failed', timed_out: 'timed out', disputed: 'disputed',
   };
   const MAX_SHOWN_BYTES = 64 << 10;
   // MAX_JOB_ROWS bounds the jobs table (newest first); MAX_ESCROWS the
@@ -265,7 +265,7 @@
   }
 
   function outcomeOf(job, esc) {
-    if (job.status === 'verification_failed') return 'verification_failed';
+    if (job.status === 'verification_failed' || job.status === 'timed_out') return job.status;
     if (esc && FINAL.includes(esc.state)) return esc.state;
     if (job.status === 'failed') return 'failed';
     if (job.status === 'running') return 'running';
