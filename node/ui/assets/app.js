@@ -13,15 +13,17 @@
     verification_failed: 'verification failed', failed: 'failed', timed_out: 'timed out', disputed: 'disputed',
   };
   const MAX_SHOWN_BYTES = 64 << 10;
-  // MAX_JOB_ROWS bounds the jobs table (newest first); MAX_ESCROWS the
-  // escrow records read to join their states.
+  // MAX_JOB_ROWS is the page of newest jobs the jobs table shows;
+  // MAX_ESCROWS the escrow records read to join their states (the API's
+  // largest page).
   const MAX_JOB_ROWS = 500;
-  const MAX_ESCROWS = 2000;
+  const MAX_ESCROWS = 1000;
   // REFRESH_DELAY_MS coalesces a burst of job events into one reload.
   const REFRESH_DELAY_MS = 250;
 
   const state = {
     id: null, peers: null, wallet: null, listings: null, jobs: null, escrows: null, summary: null,
+    moreJobs: false,
     filters: { role: '', capability: '', outcome: '' },
     route: null,
     events: null,
@@ -111,7 +113,7 @@
     peers: () => api('GET', '/v1/peers'),
     wallet: () => api('GET', '/v1/wallet'),
     listings: () => api('GET', '/v1/listings').then(d => d.listings),
-    jobs: () => api('GET', '/v1/jobs').then(d => d.jobs),
+    jobs: () => api('GET', '/v1/jobs?limit=' + MAX_JOB_ROWS).then(d => { state.moreJobs = !!d.next_cursor; return d.jobs; }),
     escrows: () => api('GET', '/v1/escrow?limit=' + MAX_ESCROWS).then(d => d.escrows),
     summary: () => api('GET', '/v1/dashboard/summary'),
   };
@@ -433,8 +435,8 @@
       fillSelect($('filter-outcome'), [['', 'All']].concat(OUTCOMES.map(o => [o, OUTCOME_LABEL[o]])), state.filters.outcome);
       const f = state.filters;
       const shown = jobs.filter(x => (!f.role || x.j.role === f.role) && (!f.capability || x.j.capability === f.capability) && (!f.outcome || x.outcome === f.outcome));
-      $('jobs-count').textContent = shown.length + ' of ' + jobs.length + ' jobs' +
-        (shown.length > MAX_JOB_ROWS ? ' (the newest ' + MAX_JOB_ROWS + ' shown; \'swarmwage jobs list\' has all)' : '');
+      $('jobs-count').textContent = shown.length + ' of ' + (state.moreJobs ? 'the newest ' : '') + jobs.length + ' jobs' +
+        (state.moreJobs ? ' (\'swarmwage jobs list\' pages through all)' : '');
       const t = clear($('jobs-table'));
       if (shown.length === 0) {
         t.appendChild(h('div', { class: 'empty' }, jobs.length ? 'No job matches the filters.' : 'No jobs yet. Hire with \'swarmwage hire\', or sell something.'));
@@ -443,7 +445,7 @@
       t.appendChild(h('table', { id: 'jobs' },
         h('thead', {}, h('tr', {}, h('th', {}, 'Started'), h('th', {}, 'Role'), h('th', {}, 'Capability'), h('th', {}, 'Counterparty'),
           h('th', { class: 'num' }, 'Price'), h('th', {}, 'Outcome'), h('th', {}, 'Escrow'), h('th', { class: 'num' }, 'Time'))),
-        h('tbody', {}, shown.slice(0, MAX_JOB_ROWS).map(({ j, esc, outcome }) => {
+        h('tbody', {}, shown.map(({ j, esc, outcome }) => {
           const tr = h('tr', { class: 'link', 'data-job': j.job_id, 'data-role': j.role, 'data-outcome': outcome, title: 'Job ' + j.job_id },
             h('td', {}, when(j.created_at)),
             h('td', {}, j.role === 'buyer' ? 'bought' : 'sold'),
