@@ -88,6 +88,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("GET /v1/events", a.handleEvents)
 	a.registerMarket(mux)
 	a.ui.Register(mux)
+	a.registerFaults(mux)
 	root := http.NewServeMux()
 	root.Handle("/v1/", a.auth(mux))
 	root.Handle("/", a.ui.Handler())
