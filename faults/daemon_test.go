@@ -352,3 +352,23 @@ func (d *daemon) apiPost(path string, body []byte) (int, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, data, err
 }
+
+// crashReason is the Go runtime's first words about a crash in the
+// daemon's last run ("unexpected fault address", "fatal error: ...",
+// "panic: ..."), or "".
+func (d *daemon) crashReason() string {
+	data, err := os.ReadFile(d.log)
+	if err != nil {
+		return ""
+	}
+	runs := strings.Split(string(data), "\n=== start ")
+	var out []string
+	for _, line := range strings.Split(runs[len(runs)-1], "\n") {
+		for _, p := range []string{"fatal error:", "panic:", "unexpected fault address", "[signal "} {
+			if strings.HasPrefix(line, p) && len(out) < 3 {
+				out = append(out, line)
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}
