@@ -68,6 +68,8 @@ type clusterConfig struct {
 	liarPad int
 	// sellerMarket are extra [market] keys of the sellers' config.toml.
 	sellerMarket string
+	// window is the sellers' verification window; 0 means window.
+	window time.Duration
 	// dirs maps a daemon name ("buyer", "honest", "liar") to the repo
 	// directory to use instead of a temp dir (a tmpfs, say).
 	dirs map[string]string
@@ -138,7 +140,11 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 		c.initRepo(s, boot)
 	}
 	c.initRepo(c.buyer, c.sellers...)
-	market := fmt.Sprintf("\n[market]\nverification_window = %q\nmax_job_duration = %q\n%s\n", window, maxDuration, cfg.sellerMarket)
+	w := cfg.window
+	if w == 0 {
+		w = window
+	}
+	market := fmt.Sprintf("\n[market]\nverification_window = %q\nmax_job_duration = %q\n%s\n", w, maxDuration, cfg.sellerMarket)
 	for _, s := range c.sellers {
 		appendFile(t, filepath.Join(s.repo, "config.toml"), market)
 	}
