@@ -96,6 +96,10 @@ type cluster struct {
 	mu     sync.Mutex
 	hires  []hireResult
 	faults int // faults injected into this cluster
+	// faultsChecked and reported are what earlier checks counted and
+	// reported, so that a long-lived cluster counts each once.
+	faultsChecked int
+	reported      map[string]bool
 }
 
 // newCluster sets up and starts a cluster; its daemons are killed when the
@@ -329,9 +333,14 @@ func (c *cluster) liarRunCount(t testing.TB) int {
 // it, it waits for that, then starts it without.
 func (c *cluster) restart(t testing.TB, d *daemon, failpoints string) {
 	t.Helper()
-	d.start(t, failpoints)
 	if failpoints == "" {
+		d.start(t, "")
 		return
+	}
+	// The failpoint may kill it before it is ready (a timer due at
+	// start-up fires at once).
+	if err := d.tryStart(failpoints); err != nil && (d.running() || !killedBy(d.err(), sigKill)) {
+		t.Fatalf("start daemon %s with %s: %v\n%s", d.name, failpoints, err, d.tail(30))
 	}
 	c.expectKill(t, d, failpoints, 45*time.Second)
 	d.start(t, "")

@@ -20,6 +20,7 @@ func TestCompare(t *testing.T) {
 			Deadline: past, WindowMS: 2000}
 	}
 	prov := func(r escrowRec) escrowRec { r.Provisional = true; return r }
+	settled := func(r escrowRec, at time.Time) escrowRec { r.SettledAt = &at; return r }
 	bal := func(avail, held, paid, dep, earned string) *escrow.Balance {
 		p := func(s string) int64 { v, err := escrow.ParseAmount(s); require.NoError(t, err); return v }
 		return &escrow.Balance{Available: p(avail), Held: p(held), Paid: p(paid), Deposited: p(dep), Earned: p(earned)}
@@ -85,6 +86,16 @@ func TestCompare(t *testing.T) {
 		{name: "earned without a release", full: true, buyer: m(rec("buyer", "refunded")), seller: m(rec("seller", "disputed")),
 			bb: bal("10", "0", "0", "10", "0"), sb: bal("0.01", "0", "0", "0", "0.01"),
 			want: want{problems: []string{"earned 0.01", "paid 0 in all"}}},
+		{name: "job record running long after its escrow settled", full: true, buyer: m(rec("buyer", "refunded")),
+			seller: m(settled(rec("seller", "refunded"), past)),
+			bb:     bal("10", "0", "0", "10", "0"), sb: bal("0", "0", "0", "0", "0"),
+			jobs: []jobRec{{JobID: "j1", Role: "seller", Status: "running"}},
+			want: want{problems: []string{"still running, its escrow has been refunded"}}},
+		{name: "job record running just after its escrow settled", full: true, buyer: m(rec("buyer", "refunded")),
+			seller: m(settled(rec("seller", "refunded"), now)),
+			bb:     bal("10", "0", "0", "10", "0"), sb: bal("0", "0", "0", "0", "0"),
+			jobs: []jobRec{{JobID: "j1", Role: "seller", Status: "running"}},
+			want: want{pending: 1}},
 		{name: "job record running", full: true, buyer: m(rec("buyer", "refunded")),
 			bb: bal("10", "0", "0", "10", "0"), sb: bal("0", "0", "0", "0", "0"),
 			jobs: []jobRec{{JobID: "j1", Role: "seller", Status: "running"}}, final: true,
@@ -99,11 +110,11 @@ func TestCompare(t *testing.T) {
 			v := compare(s)
 			require.Len(t, v.problems, len(tc.want.problems), "problems: %q", v.problems)
 			for i, p := range tc.want.problems {
-				require.True(t, strings.Contains(v.problems[i], p), "problem %d %q does not say %q", i, v.problems[i], p)
+				require.True(t, strings.Contains(v.problems[i].msg, p), "problem %d %q does not say %q", i, v.problems[i].msg, p)
 			}
 			require.Len(t, v.pending, tc.want.pending, "pending: %q", v.pending)
-			require.Equal(t, tc.want.divergences, v.divergences, "divergences")
-			require.Equal(t, tc.want.wrong, v.wrongPayments, "wrong payments")
+			require.Equal(t, tc.want.divergences, v.count(kindDivergence), "divergences")
+			require.Equal(t, tc.want.wrong, v.count(kindWrongPayment), "wrong payments")
 		})
 	}
 }

@@ -173,31 +173,67 @@ type snapshot struct {
 	now   time.Time
 }
 
+// Kinds of findings.
+const (
+	kindDivergence   = "divergence"
+	kindWrongPayment = "wrong payment"
+	kindOpenHold     = "open hold"
+	kindNotConverged = "not converged"
+	kindLedger       = "ledger"
+	kindDecision     = "lost decision"
+	kindJobRecord    = "job record"
+	kindDaemon       = "daemon"
+)
+
+// finding is one problem a comparison found.
+type finding struct {
+	kind string
+	job  string // the job it is about; "" for ledger-wide ones
+	msg  string
+}
+
+// key identifies the finding across comparisons of the same cluster.
+func (f finding) key() string {
+	if f.job == "" {
+		return f.kind + ": " + f.msg
+	}
+	return f.kind + ": " + f.job
+}
+
 // verdict is what a comparison found.
 type verdict struct {
 	// problems are failures; pending are differences that may still
 	// resolve (they become problems once the deadline has passed).
-	problems []string
+	problems []finding
 	pending  []string
 	// latestDue is the latest due time of an open record.
-	latestDue     time.Time
-	divergences   int
-	wrongPayments int
-	openHolds     int
+	latestDue time.Time
 }
 
-func (v *verdict) problem(format string, args ...any) {
-	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+func (v *verdict) problem(kind, job, format string, args ...any) {
+	v.problems = append(v.problems, finding{kind: kind, job: job, msg: fmt.Sprintf(format, args...)})
 }
 
-// wait notes something pending; on the final comparison it is a problem.
-func (v *verdict) wait(final bool, format string, args ...any) {
+// wait notes something pending; on the final comparison it is a problem
+// of kind.
+func (v *verdict) wait(final bool, kind, job, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if final {
-		v.problems = append(v.problems, "not converged by the deadline: "+msg)
+		v.problems = append(v.problems, finding{kind: kind, job: job, msg: "not converged by the deadline: " + msg})
 		return
 	}
 	v.pending = append(v.pending, msg)
+}
+
+// count is the number of problems of kind.
+func (v verdict) count(kind string) int {
+	n := 0
+	for _, f := range v.problems {
+		if f.kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 // compare checks both ledgers job by job and the ledger invariants.
@@ -206,7 +242,7 @@ func compare(s snapshot) verdict {
 	all := append([]ledger{s.buyer}, s.sellers...)
 	for _, l := range all {
 		if l.readErr != nil {
-			v.wait(s.final, "cannot read the ledger of %s: %v", l.name, l.readErr)
+			v.wait(s.final, kindNotConverged, "", "cannot read the ledger of %s: %v", l.name, l.readErr)
 		}
 	}
 	if len(v.pending) > 0 || len(v.problems) > 0 {
@@ -266,7 +302,6 @@ func compareJob(v *verdict, s snapshot, id string, sellerOf map[string]*ledger) 
 	paidB := hasB && b.State == string(escrow.StateReleased)
 	paidS := hasS && sr.State == string(escrow.StateReleased) && !sr.Provisional
 	if dishonest && (paidB || paidS) {
-		v.wrongPayments++
 		who := []string{}
 		if paidB {
 			who = append(who, "the buyer paid")
@@ -274,12 +309,11 @@ func compareJob(v *verdict, s snapshot, id string, sellerOf map[string]*ledger) 
 		if paidS {
 			who = append(who, sellerName+" was credited")
 		}
-		v.problem("job %s of the dishonest seller, whose output fails verification, was paid: %s (buyer %s, seller %s)",
+		v.problem(kindWrongPayment, id, "job %s of the dishonest seller, whose output fails verification, was paid: %s (buyer %s, seller %s)",
 			id, strings.Join(who, " and "), side(b, hasB), side(sr, hasS))
 	}
 	if !hasB {
-		v.divergences++
-		v.problem("job %s: %s has it as %s, the buyer has no record of it (it never locked it)", id, sellerName, sr)
+		v.problem(kindDivergence, id, "job %s: %s has it as %s, the buyer has no record of it (it never locked it)", id, sellerName, sr)
 		return
 	}
 	for _, r := range []struct {
@@ -295,22 +329,18 @@ func compareJob(v *verdict, s snapshot, id string, sellerOf map[string]*ledger) 
 		}
 		switch {
 		case r.rec.open():
-			v.wait(s.final, "job %s is %s on %s (due %s, %s ago)", id, r.rec.State, r.who,
+			v.wait(s.final, kindOpenHold, id, "job %s is %s on %s (due %s, %s ago)", id, r.rec.State, r.who,
 				r.rec.due().Format(time.RFC3339Nano), s.now.Sub(r.rec.due()).Round(time.Millisecond))
-			if s.final {
-				v.openHolds++
-			}
 			return
 		case r.rec.Provisional:
-			v.wait(s.final, "job %s: %s's release is still provisional (buyer %s)", id, r.who, b)
+			v.wait(s.final, kindNotConverged, id, "job %s: %s's release is still provisional (buyer %s)", id, r.who, b)
 			return
 		}
 	}
 	if agree(b, sr, hasS) {
 		return
 	}
-	v.divergences++
-	v.problem("job %s diverges: buyer %s, %s %s", id, b, sellerName, side(sr, hasS))
+	v.problem(kindDivergence, id, "job %s diverges: buyer %s, %s %s", id, b, sellerName, side(sr, hasS))
 }
 
 // agree reports whether the buyer's and the seller's final states match:
@@ -346,9 +376,9 @@ func checkDecisions(v *verdict, s snapshot) {
 		b, ok := s.buyer.escrows[id]
 		switch {
 		case !ok:
-			v.problem("lost decision: a hire reported job %s as %s, the buyer has no escrow record of it", id, want)
+			v.problem(kindDecision, id, "lost decision: a hire reported job %s as %s, the buyer has no escrow record of it", id, want)
 		case !b.open() && b.State != want:
-			v.problem("lost decision: a hire reported job %s as %s, the buyer's escrow says %s", id, want, b)
+			v.problem(kindDecision, id, "lost decision: a hire reported job %s as %s, the buyer's escrow says %s", id, want, b)
 		}
 	}
 }
@@ -365,7 +395,7 @@ func checkBalances(v *verdict, s snapshot) {
 			continue
 		}
 		if b.Available+b.Held+b.Paid != b.Deposited+b.Earned {
-			v.problem("ledger invariant broken on %s: available %s + held %s + paid %s != deposited %s + earned %s",
+			v.problem(kindLedger, "", "ledger invariant broken on %s: available %s + held %s + paid %s != deposited %s + earned %s",
 				l.name, fa(b.Available), fa(b.Held), fa(b.Paid), fa(b.Deposited), fa(b.Earned))
 		}
 	}
@@ -383,10 +413,10 @@ func checkBalances(v *verdict, s snapshot) {
 	}
 	bb := s.buyer.balance
 	if bb.Held != held {
-		v.problem("the buyer holds %s, its open escrows add up to %s", fa(bb.Held), fa(held))
+		v.problem(kindLedger, "", "the buyer holds %s, its open escrows add up to %s", fa(bb.Held), fa(held))
 	}
 	if bb.Paid != paid {
-		v.problem("the buyer paid %s, its released escrows add up to %s", fa(bb.Paid), fa(paid))
+		v.problem(kindLedger, "", "the buyer paid %s, its released escrows add up to %s", fa(bb.Paid), fa(paid))
 	}
 	var earned int64
 	anyProvisional := false
@@ -404,12 +434,12 @@ func checkBalances(v *verdict, s snapshot) {
 		}
 		anyProvisional = anyProvisional || provisional
 		if !provisional && l.balance.Earned != rel {
-			v.problem("%s earned %s, its released escrows add up to %s", l.name, fa(l.balance.Earned), fa(rel))
+			v.problem(kindLedger, "", "%s earned %s, its released escrows add up to %s", l.name, fa(l.balance.Earned), fa(rel))
 		}
 		earned += l.balance.Earned
 	}
 	if held == 0 && !anyProvisional && bb.Paid != earned {
-		v.problem("the buyer paid %s in all, the sellers earned %s", fa(bb.Paid), fa(earned))
+		v.problem(kindLedger, "", "the buyer paid %s in all, the sellers earned %s", fa(bb.Paid), fa(earned))
 	}
 }
 
@@ -426,10 +456,10 @@ func checkJobRecords(v *verdict, s snapshot) {
 			}
 			e, ok := l.escrows[j.JobID]
 			if ok && !e.open() && e.SettledAt != nil && s.now.Sub(*e.SettledAt) > jobRecordLag {
-				v.problem("job record %s on %s (%s) is still running, its escrow has been %s since %s", j.JobID, l.name, j.Role, e, e.SettledAt.Format(time.RFC3339Nano))
+				v.problem(kindJobRecord, j.JobID, "job record %s on %s (%s) is still running, its escrow has been %s since %s", j.JobID, l.name, j.Role, e, e.SettledAt.Format(time.RFC3339Nano))
 				continue
 			}
-			v.wait(s.final, "job record %s on %s (%s) is still running", j.JobID, l.name, j.Role)
+			v.wait(s.final, kindJobRecord, j.JobID, "job record %s on %s (%s) is still running", j.JobID, l.name, j.Role)
 		}
 	}
 }
@@ -459,10 +489,10 @@ func (c *cluster) converge(notBefore time.Time, extraBuyers ...string) verdict {
 	if nb := notBefore.Add(minConverge); nb.After(deadline) {
 		deadline = nb
 	}
-	var dead []string
+	var dead []finding
 	for _, d := range c.all() {
 		if !d.running() {
-			dead = append(dead, fmt.Sprintf("daemon %s is not running: %s", d.name, describeExit(d.err())))
+			dead = append(dead, finding{kind: kindDaemon, msg: fmt.Sprintf("daemon %s is not running: %s %s", d.name, describeExit(d.err()), d.crashReason())})
 		}
 	}
 	for {
@@ -489,18 +519,31 @@ func (c *cluster) converge(notBefore time.Time, extraBuyers ...string) verdict {
 	}
 }
 
-// check fails t with every problem of v and adds the run to the totals.
+// check fails t with every problem of v not yet reported by an earlier
+// check of the cluster, and adds the run to the totals.
 func (c *cluster) check(t testing.TB, v verdict) {
 	t.Helper()
-	for _, p := range v.problems {
-		t.Error(p)
-	}
 	c.mu.Lock()
-	faults := c.faults
-	c.mu.Unlock()
-	totals.add(1, faults, v.divergences, v.wrongPayments)
-	if c.sum != nil {
-		c.sum.add(1, faults, v.divergences, v.wrongPayments)
+	if c.reported == nil {
+		c.reported = make(map[string]bool)
 	}
-	t.Logf("run: faults injected %d, divergences %d, wrong payments %d, open holds %d", faults, v.divergences, v.wrongPayments, v.openHolds)
+	var fresh verdict
+	for _, p := range v.problems {
+		if !c.reported[p.key()] {
+			c.reported[p.key()] = true
+			fresh.problems = append(fresh.problems, p)
+		}
+	}
+	faults := c.faults - c.faultsChecked
+	c.faultsChecked = c.faults
+	c.mu.Unlock()
+	for _, p := range fresh.problems {
+		t.Error(p.msg)
+	}
+	div, wrong := fresh.count(kindDivergence), fresh.count(kindWrongPayment)
+	totals.add(1, faults, div, wrong)
+	if c.sum != nil {
+		c.sum.add(1, faults, div, wrong)
+	}
+	t.Logf("run: faults injected %d, divergences %d, wrong payments %d, open holds %d", faults, div, wrong, fresh.count(kindOpenHold))
 }
