@@ -100,6 +100,7 @@ type cluster struct {
 	// reported, so that a long-lived cluster counts each once.
 	faultsChecked int
 	reported      map[string]bool
+	checks        int
 }
 
 // newCluster sets up and starts a cluster; its daemons are killed when the
@@ -237,7 +238,15 @@ func (c *cluster) byName(name string) *daemon {
 // waitConnected polls until the buyer is connected to every seller.
 func (c *cluster) waitConnected(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	if !c.connected(30 * time.Second) {
+		t.Fatalf("the buyer is not connected to every seller after 30 s")
+	}
+}
+
+// connected polls up to timeout until the buyer is connected to every
+// seller and reports whether it is.
+func (c *cluster) connected(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
 	for {
 		r := c.buyer.run(cliTimeout, "peers", "--json")
 		var info node.PeersInfo
@@ -249,14 +258,38 @@ func (c *cluster) waitConnected(t testing.TB) {
 				}
 			}
 			if missing == 0 {
-				return
+				return true
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the buyer is not connected to every seller after 30 s: %s", r)
+			return false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// checked is how many runs check has counted.
+func (c *cluster) checked() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.checks
+}
+
+// reconnect makes sure the buyer is connected to every seller before the
+// next hires, for tests that go on after a fault: a buyer that dialed a
+// dead seller keeps a dial backoff for it for up to minutes, and a clean
+// restart of the buyer (not a fault) drops it.
+func (c *cluster) reconnect(t testing.TB) {
+	t.Helper()
+	if c.connected(5 * time.Second) {
+		return
+	}
+	t.Logf("the buyer does not reach every seller (dial backoff after a fault); restarting it cleanly")
+	if err := c.buyer.stop(); err != nil {
+		t.Logf("stop the buyer: %v", err)
+	}
+	c.buyer.start(t, c.buyer.failpoints())
+	c.waitConnected(t)
 }
 
 // injected counts n faults injected into the cluster.

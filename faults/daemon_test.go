@@ -45,6 +45,8 @@ type daemon struct {
 	done    chan struct{} // closed when the current process has exited
 	exitErr error
 	starts  int
+	// spec is the SWARMWAGE_FAILPOINTS of the current or last run.
+	spec string
 }
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
@@ -124,7 +126,7 @@ func (d *daemon) tryStart(failpoints string) error {
 	}
 	done := make(chan struct{})
 	ready := make(chan struct{})
-	d.cmd, d.done, d.exitErr = cmd, done, nil
+	d.cmd, d.done, d.exitErr, d.spec = cmd, done, nil, failpoints
 	d.mu.Unlock()
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -166,6 +168,13 @@ func closed(ch chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// failpoints is the SWARMWAGE_FAILPOINTS of the current or last run.
+func (d *daemon) failpoints() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.spec
 }
 
 func (d *daemon) err() error {

@@ -188,11 +188,14 @@ const (
 // finding is one problem a comparison found.
 type finding struct {
 	kind string
-	job  string // the job it is about; "" for ledger-wide ones
-	msg  string
+	// job is the job it is about, or for a ledger-wide finding what it
+	// is about ("paid and earned"); "" when only msg tells.
+	job string
+	msg string
 }
 
-// key identifies the finding across comparisons of the same cluster.
+// key identifies the finding across comparisons of the same cluster: a
+// long-lived cluster reports a diverged job, or a broken total, once.
 func (f finding) key() string {
 	if f.job == "" {
 		return f.kind + ": " + f.msg
@@ -395,7 +398,7 @@ func checkBalances(v *verdict, s snapshot) {
 			continue
 		}
 		if b.Available+b.Held+b.Paid != b.Deposited+b.Earned {
-			v.problem(kindLedger, "", "ledger invariant broken on %s: available %s + held %s + paid %s != deposited %s + earned %s",
+			v.problem(kindLedger, "invariant of "+l.name, "ledger invariant broken on %s: available %s + held %s + paid %s != deposited %s + earned %s",
 				l.name, fa(b.Available), fa(b.Held), fa(b.Paid), fa(b.Deposited), fa(b.Earned))
 		}
 	}
@@ -413,10 +416,10 @@ func checkBalances(v *verdict, s snapshot) {
 	}
 	bb := s.buyer.balance
 	if bb.Held != held {
-		v.problem(kindLedger, "", "the buyer holds %s, its open escrows add up to %s", fa(bb.Held), fa(held))
+		v.problem(kindLedger, "buyer's held", "the buyer holds %s, its open escrows add up to %s", fa(bb.Held), fa(held))
 	}
 	if bb.Paid != paid {
-		v.problem(kindLedger, "", "the buyer paid %s, its released escrows add up to %s", fa(bb.Paid), fa(paid))
+		v.problem(kindLedger, "buyer's paid", "the buyer paid %s, its released escrows add up to %s", fa(bb.Paid), fa(paid))
 	}
 	var earned int64
 	anyProvisional := false
@@ -434,12 +437,12 @@ func checkBalances(v *verdict, s snapshot) {
 		}
 		anyProvisional = anyProvisional || provisional
 		if !provisional && l.balance.Earned != rel {
-			v.problem(kindLedger, "", "%s earned %s, its released escrows add up to %s", l.name, fa(l.balance.Earned), fa(rel))
+			v.problem(kindLedger, "earned of "+l.name, "%s earned %s, its released escrows add up to %s", l.name, fa(l.balance.Earned), fa(rel))
 		}
 		earned += l.balance.Earned
 	}
 	if held == 0 && !anyProvisional && bb.Paid != earned {
-		v.problem(kindLedger, "", "the buyer paid %s in all, the sellers earned %s", fa(bb.Paid), fa(earned))
+		v.problem(kindLedger, "paid and earned", "the buyer paid %s in all, the sellers earned %s", fa(bb.Paid), fa(earned))
 	}
 }
 
@@ -536,6 +539,7 @@ func (c *cluster) check(t testing.TB, v verdict) {
 	}
 	faults := c.faults - c.faultsChecked
 	c.faultsChecked = c.faults
+	c.checks++
 	c.mu.Unlock()
 	for _, p := range fresh.problems {
 		t.Error(p.msg)
