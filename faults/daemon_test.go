@@ -49,15 +49,34 @@ type daemon struct {
 	spec string
 }
 
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+// handedOut are the ports freePort gave out in this process: daemons keep
+// theirs across restarts, and libp2p listens with SO_REUSEPORT, so two
+// daemons must never get the same one.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: make(map[int]bool)}
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now
+// and that no other daemon of this test process has.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("find a free port: %v", err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port that was not handed out already")
+	return 0
 }
 
 // addr is the daemon's libp2p address with /p2p/.
