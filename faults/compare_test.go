@@ -20,6 +20,12 @@ func TestCompare(t *testing.T) {
 			Deadline: past, WindowMS: 2000}
 	}
 	prov := func(r escrowRec) escrowRec { r.Provisional = true; return r }
+	pend := func(b *escrow.Balance, s string) *escrow.Balance {
+		v, err := escrow.ParseAmount(s)
+		require.NoError(t, err)
+		b.Pending = v
+		return b
+	}
 	settled := func(r escrowRec, at time.Time) escrowRec { r.SettledAt = &at; return r }
 	bal := func(avail, held, paid, dep, earned string) *escrow.Balance {
 		p := func(s string) int64 { v, err := escrow.ParseAmount(s); require.NoError(t, err); return v }
@@ -86,6 +92,12 @@ func TestCompare(t *testing.T) {
 		{name: "earned without a release", full: true, buyer: m(rec("buyer", "refunded")), seller: m(rec("seller", "disputed")),
 			bb: bal("10", "0", "0", "10", "0"), sb: bal("0.01", "0", "0", "0", "0.01"),
 			want: want{problems: []string{"earned 0.01", "paid 0 in all"}}},
+		{name: "provisional release counted as pending", full: true, buyer: m(rec("buyer", "refunded")), seller: m(prov(rec("seller", "released"))),
+			bb: bal("10", "0", "0", "10", "0"), sb: pend(bal("0", "0", "0", "0", "0"), "0.01"),
+			want: want{pending: 1}},
+		{name: "provisional release not in pending", full: true, buyer: m(rec("buyer", "refunded")), seller: m(prov(rec("seller", "released"))),
+			bb: bal("10", "0", "0", "10", "0"), sb: bal("0", "0", "0", "0", "0"),
+			want: want{problems: []string{"0 pending, its provisional releases add up to 0.01"}, pending: 1}},
 		{name: "job record running long after its escrow settled", full: true, buyer: m(rec("buyer", "refunded")),
 			seller: m(settled(rec("seller", "refunded"), past)),
 			bb:     bal("10", "0", "0", "10", "0"), sb: bal("0", "0", "0", "0", "0"),

@@ -427,17 +427,23 @@ func checkBalances(v *verdict, s snapshot) {
 		if l.balance == nil {
 			return
 		}
-		var rel int64
-		provisional := false
+		// Earned counts confirmed releases; Pending the provisional ones
+		// (released by the seller's timer, awaiting the buyer).
+		var rel, prov int64
 		for _, r := range l.escrows {
-			if r.State == string(escrow.StateReleased) {
+			switch {
+			case r.State == string(escrow.StateReleased) && r.Provisional:
+				prov += r.amount()
+			case r.State == string(escrow.StateReleased):
 				rel += r.amount()
-				provisional = provisional || r.Provisional
 			}
 		}
-		anyProvisional = anyProvisional || provisional
-		if !provisional && l.balance.Earned != rel {
+		anyProvisional = anyProvisional || prov > 0
+		if l.balance.Earned != rel {
 			v.problem(kindLedger, "earned of "+l.name, "%s earned %s, its released escrows add up to %s", l.name, fa(l.balance.Earned), fa(rel))
+		}
+		if l.balance.Pending != prov {
+			v.problem(kindLedger, "pending of "+l.name, "%s has %s pending, its provisional releases add up to %s", l.name, fa(l.balance.Pending), fa(prov))
 		}
 		earned += l.balance.Earned
 	}
