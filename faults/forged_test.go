@@ -117,14 +117,15 @@ func (s *stranger) quote(t testing.TB, seller *daemon) market.SignedQuote {
 	return q
 }
 
-// lock signs a lock for the quote.
-func (s *stranger) lock(t testing.TB, q market.SignedQuote) *escrow.Lock {
+// lock signs a lock for the quote and the input.
+func (s *stranger) lock(t testing.TB, q market.SignedQuote, input string) *escrow.Lock {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	l := &escrow.Lock{
 		JobID: escrow.NewJobID(), QuoteID: q.Quote.QuoteID, Capability: q.Quote.Capability,
 		Buyer: s.id, Seller: q.Quote.Seller, Amount: int64(q.Quote.Price),
 		Deadline: now.Add(maxDuration), Window: q.Quote.Window(), CreatedAt: now,
+		InputHash: escrow.HashHex([]byte(input)),
 	}
 	s.sign(t, l.SigningBytes, &l.Signature)
 	return l
@@ -325,7 +326,7 @@ func TestReplayedAndForgedMessages(t *testing.T) {
 
 	t.Run("lock replayed", func(t *testing.T) {
 		q := mal.quote(t, c.liar)
-		l := mal.lock(t, q)
+		l := mal.lock(t, q, stddevInput)
 		first := mal.job(t, c.liar, q, l, stddevInput)
 		res := first.result()
 		if res == nil {
@@ -335,6 +336,7 @@ func TestReplayedAndForgedMessages(t *testing.T) {
 		for _, input := range []string{`{"data":[1,1,1]}`, stddevInput} {
 			again := mal.job(t, c.liar, q, l, input)
 			c.injected(1)
+			t.Logf("the same lock again with input %s: %s", input, again)
 			switch r := again.result(); {
 			case again.status == http.StatusConflict:
 			case r != nil && bytes.Equal(r.Output, res.Output) && bytes.Equal(r.Delivery, res.Delivery):
@@ -361,7 +363,7 @@ func TestReplayedAndForgedMessages(t *testing.T) {
 
 	t.Run("settles replayed for another job of the same buyer", func(t *testing.T) {
 		q := mal.quote(t, c.liar)
-		a, b := mal.lock(t, q), mal.lock(t, q)
+		a, b := mal.lock(t, q, stddevInput), mal.lock(t, q, stddevInput)
 		for _, l := range []*escrow.Lock{a, b} {
 			if ans := mal.job(t, c.liar, q, l, stddevInput); ans.result() == nil {
 				t.Fatalf("job %s: %s", l.JobID, ans)
