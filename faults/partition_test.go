@@ -87,12 +87,15 @@ type moment struct {
 	known  map[string]escrowRec
 }
 
-// watchFor prepares to wait for the moment at ("delivery" or "settle") of
-// the next hire from seller; call it before the hire starts.
+// watchFor prepares to wait for the moment at ("accepted", "delivery" or
+// "settle") of the next hire from seller; call it before the hire starts.
 func (c *cluster) watchFor(t testing.TB, seller *daemon, at string) moment {
 	t.Helper()
 	m := moment{at: at, watch: seller, role: "seller", states: map[string]bool{"delivered": true}}
-	if at == "settle" {
+	switch at {
+	case "accepted":
+		m.states = map[string]bool{"locked": true}
+	case "settle":
 		m.watch, m.role, m.states = c.buyer, "buyer", map[string]bool{"released": true, "refunded": true}
 	}
 	l := readLedger(m.watch, m.role, false)
