@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -392,8 +391,5 @@ func (c *cluster) expectKill(t testing.TB, d *daemon, spec string, timeout time.
 	}
 	c.injected(1)
 }
-
-// itoa is strconv.Itoa, short.
-func itoa(n int) string { return strconv.Itoa(n) }
 
 const sigKill = syscall.SIGKILL

@@ -280,12 +280,6 @@ func (d *daemon) fired(name string) bool {
 	return err == nil && bytes.Contains(data, []byte("failpoint: "+name+": "))
 }
 
-// logHas reports whether the daemon's log contains s.
-func (d *daemon) logHas(s string) bool {
-	data, err := os.ReadFile(d.log)
-	return err == nil && bytes.Contains(data, []byte(s))
-}
-
 // tail is the last n lines of the daemon's log, for failure messages.
 func (d *daemon) tail(n int) string {
 	data, err := os.ReadFile(d.log)
