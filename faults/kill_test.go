@@ -20,6 +20,14 @@ type killCase struct {
 	// restart are failpoints of the first restart, which must kill that
 	// daemon again; it is then started clean.
 	restart map[string]string
+	// hold are failpoints of the first start that only slow a daemon down
+	// (sleep), by role.
+	hold map[string]string
+	// hires is how many hires run at once; 0 means 1.
+	hires int
+	// restartHold are failpoints of the restart that only slow a daemon
+	// down, by role (when restart names none for it).
+	restartHold map[string]string
 }
 
 // killCases: every failpoint, on the side it belongs to, with the seller
@@ -42,7 +50,19 @@ var killCases = []killCase{
 	// timer fires on the undecided job.
 	{name: "seller-before-fire-liar", liar: true,
 		first: map[string]string{"buyer": "buyer/after-record-delivery=kill", "seller": "escrow/before-fire=kill"}},
+	// The buyer dies deciding one job while another is still running at
+	// the seller (the seller holds each job after accepting it). At the
+	// restart its timers wait a moment before they fire, as on a busy
+	// machine, so the start-up reconciliation runs before the deadline
+	// refund of the job that was in flight.
+	{name: "buyer-after-decision-job-in-flight", hires: 2,
+		first:       map[string]string{"buyer": "buyer/after-decision=kill"},
+		hold:        map[string]string{"seller": "seller/after-accept-lock=sleep(1500)"},
+		restartHold: map[string]string{"buyer": "escrow/before-fire=sleep(1000)"}},
 }
+
+// hireStagger separates the hires of a case with several.
+const hireStagger = 500 * time.Millisecond
 
 // killParallel is how many kill scenarios run at once: they mostly wait
 // for timers.
@@ -69,23 +89,52 @@ func TestKill(t *testing.T) {
 
 func runKill(t *testing.T, kc killCase, sum *tally) {
 	cfg := clusterConfig{honest: !kc.liar, liar: kc.liar, failpoints: map[string]string{}, sum: sum}
-	c := newClusterFor(t, cfg, kc.first)
+	fps := make(map[string]string)
+	for role, spec := range kc.hold {
+		fps[role] = spec
+	}
+	for role, spec := range kc.first {
+		fps[role] = spec
+	}
+	c := newClusterFor(t, cfg, fps)
 	seller := c.sellers[0]
 	start := time.Now()
-	hire := c.hireAsync(seller, hireTimeout)
+	var hires []<-chan hireResult
+	for i := range max(kc.hires, 1) {
+		if i > 0 {
+			// Staggered, so that the later jobs are still running at the
+			// seller when the first one's fault strikes.
+			time.Sleep(hireStagger)
+		}
+		hires = append(hires, c.hireAsync(seller, hireTimeout))
+	}
 	for _, role := range []string{"seller", "buyer"} {
 		if spec, ok := kc.first[role]; ok {
 			c.expectKill(t, c.role(role), spec, 45*time.Second)
 		}
 	}
-	h := <-hire
-	t.Logf("%s", h)
+	for _, h := range hires {
+		t.Logf("%s", <-h)
+	}
 	// Down past every due time of the job on both sides: the deadline,
 	// the window after it, the seller's grace.
 	time.Sleep(time.Until(start.Add(hireTimeout + window + settleGrace + time.Second)))
 	for _, role := range []string{"seller", "buyer"} {
-		if _, ok := kc.first[role]; ok {
-			c.restart(t, c.role(role), kc.restart[role])
+		if _, ok := kc.first[role]; !ok {
+			continue
+		}
+		if spec, ok := kc.restartHold[role]; ok && kc.restart[role] == "" {
+			c.role(role).start(t, spec)
+			continue
+		}
+		c.restart(t, c.role(role), kc.restart[role])
+	}
+	for role := range kc.hold {
+		if _, killed := kc.first[role]; !killed {
+			if err := c.role(role).stop(); err != nil {
+				t.Logf("stop %s: %v", role, err)
+			}
+			c.role(role).start(t, "")
 		}
 	}
 	// Both are up; whether and how they reconnect is theirs to do.

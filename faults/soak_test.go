@@ -129,10 +129,20 @@ func (s *soaker) kill(t *testing.T, kc killCase, down time.Duration, extra int) 
 	c, seller := s.c, s.seller(kc.liar)
 	want := make(map[*daemon]string)
 	victims := make(map[string]*daemon)
+	for role, spec := range kc.hold {
+		d := c.buyer
+		if role == "seller" {
+			d = seller
+		}
+		want[d] = spec
+	}
 	for role, spec := range kc.first {
 		d := c.buyer
 		if role == "seller" {
 			d = seller
+		}
+		if want[d] != "" {
+			spec += "," + want[d]
 		}
 		want[d], victims[role] = spec, d
 	}
