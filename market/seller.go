@@ -695,7 +695,9 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 			stop() // refunded before delivery: the work is not wanted
 		}
 	}
-	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed {
+	// Only a refund that claims the output failed its checks can be shown
+	// false; a deadline refund says the buyer never had the delivery.
+	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed && len(st.FailedChecks) > 0 && st.Reason != escrow.ReasonDeadline {
 		s.m.wg.Add(1)
 		go func() {
 			defer s.m.wg.Done()
