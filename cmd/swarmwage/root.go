@@ -113,6 +113,7 @@ func commands() []*cli.Command {
 		chainCommand(),
 		mcpCommand(),
 		demoCommand(),
+		dashboardCommand(),
 	}
 }
 
