@@ -182,7 +182,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 			}
 			switch o.Outcome {
 			case OutcomeReleased, OutcomeClaimed:
-				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), time.Now())
+				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), time.Time{})
 			case OutcomeCancelled:
 				s.applyCancelIfEffective(ctx, r, rec, o.Tx.Hex())
 			}
@@ -214,8 +214,9 @@ func (s *Settler) book(ctx context.Context, kind, ref string, amount int64, memo
 	}
 }
 
-// applyPaid books a payment of rec's job; paidAt is when the money reached
-// the seller's address as far as this node knows (for Stats).
+// applyPaid books a payment of rec's job. paidAt, when not zero, is when
+// this node's own redeem put the money in its address (for Stats; a
+// payment only the reconcile sees is not timed, nor counted twice).
 func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, paidAt time.Time) {
 	if rec.ChainOutcome != "" {
 		return
@@ -225,7 +226,7 @@ func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released boo
 		s.log.Error("apply a chain payment", "job", rec.JobID, "role", rec.Role, "err", err)
 		return
 	}
-	if rec.Role == escrow.RoleSeller && released && !rec.SettledAt.IsZero() {
+	if rec.Role == escrow.RoleSeller && released && !rec.SettledAt.IsZero() && !paidAt.IsZero() {
 		s.statsMu.Lock()
 		s.stats.ReleaseToPaid = append(s.stats.ReleaseToPaid, paidAt.Sub(rec.SettledAt))
 		s.statsMu.Unlock()
