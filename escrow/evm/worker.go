@@ -501,10 +501,6 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 			s.setPendingPaid(b, paidNotBooked{})
 		}
 	}()
-	s.statsMu.Lock()
-	s.stats.Batches++
-	s.stats.Redeemed += len(got.Paid)
-	s.statsMu.Unlock()
 	out := redeemResult{Paid: got.Total, Count: len(got.Paid)}
 	paidAt := time.Now()
 	// The payments are booked side by side: the escrow commits concurrent
@@ -523,6 +519,10 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		}
 	}
 	wg.Wait()
+	s.statsMu.Lock()
+	s.stats.Batches++
+	s.stats.Redeemed += len(got.Paid) // once booked, so a reader of Stats sees both
+	s.statsMu.Unlock()
 	for _, p := range batch {
 		id := p.v.jobID()
 		if _, ok := got.Paid[id]; ok {
