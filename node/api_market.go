@@ -135,6 +135,9 @@ type HireInfo struct {
 	Candidates []route.Decision `json:"candidates,omitempty"`
 	// SpendCap says which cap refused the hire, for outcome "spend_cap".
 	SpendCap *SpendCapRefusal `json:"spend_cap,omitempty"`
+	// Connection is how the job reached the seller: "direct" or "relayed"
+	// (through a circuit relay, the seller being behind NAT).
+	Connection string `json:"connection,omitempty"`
 }
 
 // VerificationDoc is the verification part of a hire result.
@@ -520,6 +523,7 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 		Escrow:       EscrowDoc{State: string(res.State), Reason: res.Reason},
 		Outcome:      outcomeOf(res, err),
 		DurationMS:   res.DurationMS,
+		Connection:   res.Connection,
 	}
 	if res.Seller != "" {
 		info.Seller = res.Seller.String()

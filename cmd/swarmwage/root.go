@@ -97,6 +97,7 @@ func commands() []*cli.Command {
 		initCommand(),
 		daemonCommand(),
 		idCommand(),
+		statusCommand(),
 		peersCommand(),
 		sellCommand(),
 		findCommand(),
