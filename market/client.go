@@ -20,6 +20,8 @@ import (
 // (transport.go).
 type agentClient struct {
 	host host.Host
+	// holePunchWait is HolePunchWait; tests shorten it.
+	holePunchWait time.Duration
 }
 
 // do sends one request to seller's agent endpoint and decodes a JSON

@@ -142,7 +142,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
 		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
-		client:     &agentClient{host: h},
+		client:     &agentClient{host: h, holePunchWait: HolePunchWait},
 		log:        cfg.logger,
 		ctx:        ctx,
 		cancel:     cancel,

@@ -39,10 +39,11 @@ const (
 	// allow it is not delayed longer than that.
 	HolePunchWait = 3 * time.Second
 
-	// relayRequestSlack is what a request needs on a relayed connection
-	// beyond its body: headers, and the other requests of the hire (the
-	// listing, the quote) that used the same circuit.
-	relayRequestSlack = 64 << 10
+	// relayRequestSlack is what a job's request needs on a relayed
+	// connection beyond its body: headers, and the other requests of the
+	// hire that used the same circuit (a signed listing with its schemas, a
+	// quote), a few KiB each.
+	relayRequestSlack = 16 << 10
 )
 
 // agentProtocol is the libp2p protocol of agent streams: go-libp2p's
@@ -140,12 +141,12 @@ func (c *agentClient) openStream(ctx context.Context, seller peer.AddrInfo) (net
 }
 
 // upgradeOrFit is called with a stream s on a relayed connection for a job
-// of size bytes. It waits for a direct connection until HolePunchWait after
+// of size bytes. It waits for a direct connection until holePunchWait after
 // the relayed one opened and returns a stream on it; else it returns s if
 // the job fits the relay's data limit, else a local *StatusError.
 func (c *agentClient) upgradeOrFit(ctx context.Context, s network.Stream, seller peer.AddrInfo, size int64) (network.Stream, error) {
 	stat := s.Conn().Stat()
-	if c.waitDirect(ctx, seller.ID, stat.Opened.Add(HolePunchWait)) {
+	if c.waitDirect(ctx, seller.ID, stat.Opened.Add(c.holePunchWait)) {
 		_ = s.Reset()
 		return c.openStream(ctx, seller)
 	}

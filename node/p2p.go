@@ -134,16 +134,20 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 		libp2p.ResourceManager(rm),
 		libp2p.EnableHolePunching(holepunch.WithMetricsAndEventTracer(st.punches, st.punches)),
 		libp2p.EnableAutoNATv2(),
-		// Answer other nodes' AutoNAT v1 dial-backs (rate-limited by
-		// libp2p), as Kubo does: a node behind NAT learns from its peers
-		// that it is, and on a private network the relay is such a peer.
-		libp2p.EnableNATService(),
 		// When AutoNAT finds this node unreachable, reserve a slot on a
 		// relay, static ones first, so buyers can reach a NAT'd seller
 		// through a circuit address (and hole punching upgrades it).
 		libp2p.EnableAutoRelayWithPeerSource(st.relayCandidates, arOpts...),
 	}
-	switch cfg.P2P.reachability(cfg.Network) {
+	reach := cfg.P2P.reachability(cfg.Network)
+	if cfg.Network == dht.Amino || reach == ReachabilityPublic {
+		// Answer other nodes' AutoNAT v1 dial-backs (rate-limited by
+		// libp2p): that is how a node behind NAT learns that it is. Kubo
+		// does it on every node; on a private network the relay, which is
+		// public by definition, does it for its members.
+		opts = append(opts, libp2p.EnableNATService())
+	}
+	switch reach {
 	case ReachabilityPublic:
 		opts = append(opts, libp2p.ForceReachabilityPublic())
 	case ReachabilityPrivate:
@@ -178,6 +182,8 @@ type netState struct {
 	// routing is set once the DHT exists; AutoRelay may ask for relay
 	// candidates before that.
 	routing atomic.Pointer[dht.Routing]
+	// dhtPeers is the routing table's size, set with routing.
+	dhtPeers atomic.Pointer[func() int]
 	punches *holePunches
 	host    host.Host
 
@@ -268,7 +274,11 @@ func (st *netState) start(h host.Host) error {
 }
 
 // setRouting gives the state the DHT, for relay candidates and join reports.
-func (st *netState) setRouting(r *dht.Routing) { st.routing.Store(r) }
+func (st *netState) setRouting(r *dht.Routing) {
+	size := r.RoutingTableSize
+	st.dhtPeers.Store(&size)
+	st.routing.Store(r)
+}
 
 // close stops following events; it is idempotent.
 func (st *netState) close() {
@@ -373,11 +383,11 @@ func (st *netState) watchJoin(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		r := st.routing.Load()
-		if r == nil {
+		size := st.dhtPeers.Load()
+		if size == nil {
 			continue
 		}
-		n := r.RoutingTableSize()
+		n := (*size)()
 		switch {
 		case n > 0 && !joined:
 			joined = true
@@ -424,7 +434,7 @@ func (st *netState) RelayAddrs() []string {
 	st.mu.Lock()
 	addrs := slices.Clone(st.relayAddrs)
 	st.mu.Unlock()
-	if st.host == nil {
+	if st.host == nil || len(addrs) == 0 {
 		return []string{}
 	}
 	return p2pAddrs(peer.AddrInfo{ID: st.host.ID(), Addrs: addrs})
