@@ -7,13 +7,13 @@
 // The topology (addresses are picked at random from ranges the machine does
 // not use, namespaces are named swnat-<pid>-<random>-<role>):
 //
-//	                 public segment 198.20.X.0/24 (bridge in namespace "pub")
-//	   ┌──────────────┬──────────────┬───────────────┬────────────────┐
-//	 relay .10      buyer-a .20    nat1 .101       nat2 .102        nat3 .103
-//	 bootstrap,     (public)       masquerade      masquerade       masquerade fully-random
-//	 relay service                  │ 198.18.Y/24   │ 198.19.Y/24    │ 198.18.Z/24
-//	                               seller          buyer-b          buyer-c
-//	                               (cone NAT)      (cone NAT)       (symmetric NAT)
+//	                public segment 198.20.X.0/24 (bridge in namespace "pub")
+//	  ┌──────────────┬──────────────┬───────────────┬────────────────┐
+//	relay .10      buyer-a .20    nat1 .101       nat2 .102        nat3 .103
+//	bootstrap,     (public)       masquerade      masquerade       masquerade fully-random
+//	relay service                  │ 198.18.Y/24   │ 198.19.Y/24    │ 198.18.Z/24
+//	                              seller          buyer-b          buyer-c
+//	                              (cone NAT)      (cone NAT)       (symmetric NAT)
 //
 // The public segment has no route into a home; each NAT drops what comes in
 // unasked. nat1 and nat2 keep a host's port where they can, so hole punching

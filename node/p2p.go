@@ -184,8 +184,8 @@ type netState struct {
 	routing atomic.Pointer[dht.Routing]
 	// dhtPeers is the routing table's size, set with routing.
 	dhtPeers atomic.Pointer[func() int]
-	punches *holePunches
-	host    host.Host
+	punches  *holePunches
+	host     host.Host
 
 	mu          sync.Mutex
 	autonat     network.Reachability // AutoNAT v1's verdict
