@@ -145,6 +145,10 @@ func TestSellerBehindNATIsFoundAndHired(t *testing.T) {
 		relayed = append(relayed, time.Duration(h.DurationMS)*time.Millisecond)
 	}
 	st = seller.status(t)
+	r = seller.cli(t, "status")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "reachability:  private (behind NAT; buyers reach this node through its relay)")
+	t.Logf("the seller's 'swarmwage status':\n%s", r.stdout)
 	t.Logf("time to a relay address: %s (seller daemon start to 'status' showing it)", timeToRelay.Round(time.Millisecond))
 	t.Logf("hole punching between two cone NATs: %d of %d hires ran direct (seller's counters: %d of %d hole punches worked, with every peer)",
 		punched, *tries+1, st.HolePunch.Successes, st.HolePunch.Attempts)
