@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	tries   = flag.Int("nat.tries", 3, "hole punches to measure: each one a fresh buyer-b daemon and fresh NAT state (the closing note used 20)")
+	tries   = flag.Int("nat.tries", 3, "hole punches to measure: each one a fresh buyer-b daemon whose NAT mappings are forgotten (the closing note used 20)")
 	verbose = flag.Bool("nat.v", false, "print the daemons' logs")
 )
 

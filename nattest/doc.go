@@ -32,6 +32,6 @@
 // killed are removed at the start.
 //
 // Flags (after -args): -nat.tries=N repeats the measurement of hole punching
-// N times (a fresh buyer-b daemon and fresh NAT state each time; default 3,
+// N times (a fresh buyer-b daemon, its NAT mappings forgotten, each time; default 3,
 // the closing note used 20), and -nat.v prints the daemons' logs.
 package nattest

@@ -217,11 +217,22 @@ func (tp *topology) nft(role, rules string) {
 	}
 }
 
-// flushConntrack forgets every NAT mapping of the routers, so the next
-// connection through them starts from nothing.
-func (tp *topology) flushConntrack() {
+// forgetHost makes the routers forget every NAT mapping of host's
+// connections, as if host had just arrived: its own router forgets them all,
+// the others those with host's public address. Other hosts' mappings, such
+// as the seller's connection to its relay, are kept.
+func (tp *topology) forgetHost(host string) {
+	tp.t.Helper()
+	tp.inNS(tp.natFor[host], "conntrack", "-F")
+	public := tp.addr[tp.natFor[host]].String()
 	for _, nat := range []string{"nat1", "nat2", "nat3"} {
-		tp.inNS(nat, "conntrack", "-F")
+		if nat == tp.natFor[host] {
+			continue
+		}
+		for _, dir := range []string{"--orig-src", "--orig-dst"} {
+			// conntrack -D exits 1 when nothing matched: that is fine.
+			_ = exec.Command("ip", "netns", "exec", tp.ns[nat], "conntrack", "-D", dir, public).Run()
+		}
 	}
 }
 

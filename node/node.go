@@ -168,11 +168,6 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if len(boot) > 0 || cfg.Network != dht.Amino {
 		dopts = append(dopts, dht.BootstrapPeers(boot...))
 	}
-	if cfg.P2P.reachability(cfg.Network) == ReachabilityPrivate {
-		// Others cannot dial this node: it must not claim to be a DHT
-		// server, or their queries would wait on it.
-		dopts = append(dopts, dht.ForceClientMode())
-	}
 	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
 		return nil, err
 	}

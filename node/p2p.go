@@ -53,6 +53,12 @@ const (
 	// relayReservationTTL is how long a reservation lasts before the
 	// client refreshes it (libp2p's default).
 	relayReservationTTL = time.Hour
+	// PrivateRelayPerIP is how many connections, and reservations, one IPv4
+	// address may hold at a relay of a private network: its members may
+	// all sit behind one NAT (an office), where libp2p's 8 would let only a
+	// few of them in. On amino a relay keeps libp2p's 8, against one
+	// address taking it all.
+	PrivateRelayPerIP = 64
 )
 
 // Resource-manager limits of agent streams (market.ServiceName). A seller
@@ -79,7 +85,7 @@ const (
 // machine) with limits of its own for agent streams, in total and per peer,
 // and, on a relay, for the relay service, so that neither can use up what
 // the other protocols of the node need.
-func resourceManager(relayService bool) (network.ResourceManager, error) {
+func resourceManager(relayService bool, netName string) (network.ResourceManager, error) {
 	limits := rcmgr.DefaultLimits
 	libp2p.SetDefaultServiceLimits(&limits)
 	limits.AddServiceLimit(market.ServiceName, agentServiceLimit, agentServiceIncrease)
@@ -99,26 +105,33 @@ func resourceManager(relayService bool) (network.ResourceManager, error) {
 			rcmgr.BaseLimit{StreamsInbound: 2 * RelayMaxCircuits, StreamsOutbound: 2 * RelayMaxCircuits, Streams: 2 * RelayMaxCircuits, Memory: 1 << 20},
 			rcmgr.BaseLimitIncrease{})
 	}
-	m, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.AutoScale()))
+	var opts []rcmgr.Option
+	if relayService && netName != dht.Amino {
+		opts = append(opts, rcmgr.WithLimitPerSubnet([]rcmgr.ConnLimitPerSubnet{{PrefixLength: 32, ConnCount: PrivateRelayPerIP}}, nil))
+	}
+	m, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.AutoScale()), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("resource manager: %w", err)
 	}
 	return m, nil
 }
 
-// relayResources are the relay service's limits.
-func relayResources() relayv2.Resources {
+// relayResources are the relay service's limits on network.
+func relayResources(netName string) relayv2.Resources {
 	rc := relayv2.DefaultResources()
 	rc.Limit = &relayv2.RelayLimit{Duration: RelayLimitDuration, Data: RelayLimitData}
 	rc.ReservationTTL = relayReservationTTL
 	rc.MaxReservations = RelayMaxReservations
 	rc.MaxCircuits = RelayMaxCircuits
+	if netName != dht.Amino {
+		rc.MaxReservationsPerIP = PrivateRelayPerIP
+	}
 	return rc
 }
 
 // p2pOptions are the libp2p options that [p2p] (and the network) asks for.
 func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
-	rm, err := resourceManager(cfg.P2P.RelayService)
+	rm, err := resourceManager(cfg.P2P.RelayService, cfg.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +167,7 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 		opts = append(opts, libp2p.ForceReachabilityPrivate())
 	}
 	if cfg.P2P.RelayService {
-		ropts := []relayv2.Option{relayv2.WithResources(relayResources())}
+		ropts := []relayv2.Option{relayv2.WithResources(relayResources(cfg.Network))}
 		if cfg.Network != dht.Amino {
 			// On a private network the relay's own addresses are private
 			// ones: give them to the nodes that reserve a slot.
@@ -459,15 +472,27 @@ var (
 	_ holepunch.EventTracer   = (*holePunches)(nil)
 )
 
-// Trace notes the peer of each hole punch; a failed one's outcome names
-// no peer.
+// Trace notes the peer of each hole punch (a failed one's outcome names no
+// peer) and records a hole punch that ended in a protocol error, such as a
+// peer that could not take part yet: libp2p enables hole punching on a node
+// only once identify has shown it a public address of its own.
 func (h *holePunches) Trace(e *holepunch.Event) {
-	if e.Type != holepunch.StartHolePunchEvtT && e.Type != holepunch.EndHolePunchEvtT {
-		return
+	switch e.Type {
+	case holepunch.StartHolePunchEvtT, holepunch.EndHolePunchEvtT:
+		h.mu.Lock()
+		h.lastPeer = e.Remote
+		h.mu.Unlock()
+	case holepunch.ProtocolErrorEvtT:
+		msg := ""
+		if pe, ok := e.Evt.(*holepunch.ProtocolErrorEvt); ok {
+			msg = pe.Error
+		}
+		h.mu.Lock()
+		h.attempts++
+		h.last = &HolePunchResult{Peer: e.Remote.String(), At: time.Now().UTC().Format(time.RFC3339Nano), Error: msg}
+		h.mu.Unlock()
+		h.log.Info("hole punch failed; the connection stays relayed", "remote_peer", e.Remote, "err", msg)
 	}
-	h.mu.Lock()
-	h.lastPeer = e.Remote
-	h.mu.Unlock()
 }
 
 // HolePunchFinished records one hole punch, after its retries: it worked

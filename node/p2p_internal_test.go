@@ -228,6 +228,15 @@ func TestHolePunchesCountedAndLastKept(t *testing.T) {
 	require.Equal(t, "receiver", info.Last.Side)
 	require.Equal(t, static[1].ID.String(), info.Last.Peer)
 	require.Contains(t, buf.String(), "hole punch made a direct connection")
+
+	// A peer that cannot take part yet fails the hole punch before it starts.
+	h.Trace(&holepunch.Event{Type: holepunch.ProtocolErrorEvtT, Remote: static[0].ID, Evt: &holepunch.ProtocolErrorEvt{Error: "protocols not supported"}})
+	info = h.info()
+	require.Equal(t, 3, info.Attempts)
+	require.Equal(t, 1, info.Successes)
+	require.False(t, info.Last.Success)
+	require.Equal(t, static[0].ID.String(), info.Last.Peer)
+	require.Equal(t, "protocols not supported", info.Last.Error)
 }
 
 // fakeConn is the direct connection a finished hole punch reports.

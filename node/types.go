@@ -47,12 +47,15 @@ type HolePunchResult struct {
 	// Success: it left a direct connection.
 	Success bool `json:"success"`
 	// Side is "initiator" (this node was dialled through its relay and
-	// started it) or "receiver".
-	Side string `json:"side"`
+	// started it) or "receiver"; empty when it failed before it started.
+	Side string `json:"side,omitempty"`
 	// Attempts is how many tries it took (libp2p retries up to 3 times).
 	Attempts int `json:"attempts"`
 	// At is when it ended (RFC 3339, UTC).
 	At string `json:"at"`
+	// Error says why a hole punch could not even be tried, e.g. the other
+	// node had no public address to offer yet.
+	Error string `json:"error,omitempty"`
 }
 
 // StatusInfo is the answer of GET /v1/status and 'swarmwage status --json':

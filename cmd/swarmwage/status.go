@@ -74,8 +74,11 @@ func printStatus(c *cli.Context, s node.StatusInfo) {
 		fmt.Fprintf(w, "hole punches:  none yet\n")
 	default:
 		last := "failed"
-		if hp.Last.Success {
+		switch {
+		case hp.Last.Success:
 			last = "worked"
+		case hp.Last.Error != "":
+			last = "failed: " + hp.Last.Error
 		}
 		fmt.Fprintf(w, "hole punches:  %d of %d worked; the last (%s, with %s) %s\n", hp.Successes, hp.Attempts, hp.Last.At, hp.Last.Peer, last)
 	}
