@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -108,13 +109,34 @@ func (c *agentClient) roundTrip(req *http.Request, seller peer.AddrInfo, job boo
 		}
 		_ = s.CloseWrite()
 	}()
-	resp, err := http.ReadResponse(bufio.NewReader(s), req)
+	resp, err := readResponse(s, req)
 	if err != nil {
 		stop()
 		_ = s.Reset()
 		return nil, err
 	}
 	resp.Body = &streamBody{ReadCloser: resp.Body, s: s, stop: stop}
+	return resp, nil
+}
+
+// maxResponseHeader caps the status line and headers of a seller's answer,
+// as http.Transport's MaxResponseHeaderBytes does: a seller that sends
+// headers without end is cut off. Bodies have caps of their own, per call.
+const maxResponseHeader = 64 << 10
+
+// readResponse reads an HTTP response from r, its headers capped at
+// maxResponseHeader.
+func readResponse(r io.Reader, req *http.Request) (*http.Response, error) {
+	lr := &io.LimitedReader{R: r, N: maxResponseHeader}
+	resp, err := http.ReadResponse(bufio.NewReader(lr), req)
+	if err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("seller's response headers are over %d bytes", maxResponseHeader)
+		}
+		return nil, err
+	}
+	// The body reads through the same buffer; its callers cap it.
+	lr.N = math.MaxInt64
 	return resp, nil
 }
 

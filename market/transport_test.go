@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -121,4 +123,38 @@ func TestJobWaitsForTheDirectConnectionHolePunchingMakes(t *testing.T) {
 	require.True(t, errors.As(err, &se), "the seller refuses the empty job: %v", err)
 	require.False(t, se.Local)
 	require.Equal(t, ConnDirect, kind)
+}
+
+func TestResponseHeadersAreCapped(t *testing.T) {
+	req, err := http.NewRequest(http.MethodGet, "http://seller/capabilities", nil)
+	require.NoError(t, err)
+	endless := "HTTP/1.1 200 OK\r\nX-Junk: " + string(bytes.Repeat([]byte("a"), maxResponseHeader)) + "\r\n\r\n"
+	_, err = readResponse(bytes.NewReader([]byte(endless)), req)
+	require.ErrorContains(t, err, "headers are over")
+
+	body := bytes.Repeat([]byte("b"), 2*maxResponseHeader)
+	ok := "HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + string(body)
+	resp, err := readResponse(bytes.NewReader([]byte(ok)), req)
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, body, got, "the cap is on headers only")
+}
+
+// FuzzReadResponseNoPanic: a seller's answer is read from bytes it chose.
+func FuzzReadResponseNoPanic(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := http.NewRequest(http.MethodPost, "http://seller/jobs", nil)
+		require.NoError(t, err)
+		resp, err := readResponse(bytes.NewReader(data), req)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+	})
 }
