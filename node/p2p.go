@@ -24,9 +24,11 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+	circuitclient "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
 	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/market"
@@ -151,6 +153,9 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 		// relay, static ones first, so buyers can reach a NAT'd seller
 		// through a circuit address (and hole punching upgrades it).
 		libp2p.EnableAutoRelayWithPeerSource(st.relayCandidates, arOpts...),
+		// Circuit addresses through static relays that have no public
+		// address, which AutoRelay does not announce (staticRelays).
+		libp2p.AddrsFactory(st.addrsFactory),
 	}
 	reach := cfg.P2P.reachability(cfg.Network)
 	if cfg.Network == dht.Amino || reach == ReachabilityPublic {
@@ -205,7 +210,10 @@ type netState struct {
 	reachable   []ma.Multiaddr       // AutoNAT v2: addresses others dialled
 	unreachable []ma.Multiaddr       // AutoNAT v2: addresses they could not
 	relayAddrs  []ma.Multiaddr       // circuit addresses of the reservations held
-	logged      string               // reachability last logged
+	// ownCircuits are circuit addresses through private static relays,
+	// by relay, while this node holds a reservation there.
+	ownCircuits map[peer.ID][]ma.Multiaddr
+	logged      string // reachability last logged
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -250,15 +258,18 @@ func (st *netState) relayCandidates(ctx context.Context, num int) <-chan peer.Ad
 				return
 			}
 		}
+		// Only the atomic routing is read here: AutoRelay may ask while
+		// New is still building the node.
 		r := st.routing.Load()
-		if r == nil || st.host == nil {
+		if r == nil {
 			return
 		}
+		ps := r.DHT().Host().Peerstore()
 		for _, p := range r.DHT().RoutingTable().ListPeers() {
 			if slices.ContainsFunc(st.static, func(ai peer.AddrInfo) bool { return ai.ID == p }) {
 				continue
 			}
-			if !send(st.host.Peerstore().PeerInfo(p)) {
+			if !send(ps.PeerInfo(p)) {
 				return
 			}
 		}
@@ -269,7 +280,6 @@ func (st *netState) relayCandidates(ctx context.Context, num int) <-chan peer.Ad
 // start subscribes to the host's events and follows them until close.
 func (st *netState) start(h host.Host) error {
 	st.host = h
-	st.punches.self = h.ID()
 	sub, err := h.EventBus().Subscribe([]any{
 		new(event.EvtLocalReachabilityChanged),
 		new(event.EvtHostReachableAddrsChanged),
@@ -283,6 +293,12 @@ func (st *netState) start(h host.Host) error {
 	st.wg.Add(2)
 	go st.follow(ctx, sub)
 	go st.watchJoin(ctx)
+	for _, ai := range st.static {
+		if !slices.ContainsFunc(ai.Addrs, manet.IsPublicAddr) {
+			st.wg.Add(1)
+			go st.keepReservation(ctx, ai)
+		}
+	}
 	return nil
 }
 
@@ -421,6 +437,88 @@ func (st *netState) watchJoin(ctx context.Context) {
 	}
 }
 
+// Reservations on static relays without a public address. AutoRelay builds
+// circuit addresses from a relay's public addresses only, so on a private
+// network on private addresses it would reserve a slot and announce
+// nothing: netState holds those reservations itself, and announces the
+// relay's configured addresses as circuit addresses (addrsFactory).
+const (
+	// reservationRetry is how soon a failed reservation is tried again.
+	reservationRetry = 10 * time.Second
+	// reservationRefresh is how long before it expires a reservation is
+	// renewed.
+	reservationRefresh = 5 * time.Minute
+	// reservePoll is how often a node waits to learn that it is private.
+	reservePoll = time.Second
+)
+
+// keepReservation holds a reservation on relay while this node is private.
+func (st *netState) keepReservation(ctx context.Context, relay peer.AddrInfo) {
+	defer st.wg.Done()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if st.Reachability() != ReachabilityPrivate {
+			st.setOwnCircuits(relay, nil)
+			t.Reset(reservePoll)
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		rsvp, err := circuitclient.Reserve(rctx, st.host, relay)
+		cancel()
+		if err != nil {
+			st.log.Debug("reserve a slot on a static relay", "relay", relay.ID, "err", err)
+			st.setOwnCircuits(relay, nil)
+			t.Reset(reservationRetry)
+			continue
+		}
+		circuits := make([]ma.Multiaddr, 0, len(relay.Addrs))
+		for _, a := range relay.Addrs {
+			circuits = append(circuits, a.Encapsulate(ma.StringCast("/p2p/"+relay.ID.String()+"/p2p-circuit")))
+		}
+		st.setOwnCircuits(relay, circuits)
+		t.Reset(max(time.Until(rsvp.Expiration)-reservationRefresh, reservationRetry))
+	}
+}
+
+// setOwnCircuits records the circuit addresses through relay (none: no
+// reservation) and logs a reservation made or lost.
+func (st *netState) setOwnCircuits(relay peer.AddrInfo, circuits []ma.Multiaddr) {
+	st.mu.Lock()
+	if st.ownCircuits == nil {
+		st.ownCircuits = make(map[peer.ID][]ma.Multiaddr)
+	}
+	_, had := st.ownCircuits[relay.ID]
+	if len(circuits) == 0 {
+		delete(st.ownCircuits, relay.ID)
+	} else {
+		st.ownCircuits[relay.ID] = circuits
+	}
+	st.mu.Unlock()
+	switch {
+	case !had && len(circuits) > 0:
+		st.log.Info("relay reservation made: buyers can reach this node through the relay", "relay", relay.ID, "addr", circuits[0].String())
+	case had && len(circuits) == 0:
+		st.log.Info("relay reservation lost", "relay", relay.ID)
+	}
+}
+
+// addrsFactory adds the circuit addresses through private static relays to
+// the addresses the host announces.
+func (st *netState) addrsFactory(addrs []ma.Multiaddr) []ma.Multiaddr {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, c := range st.ownCircuits {
+		addrs = append(addrs, c...)
+	}
+	return addrs
+}
+
 // Reachability is what this node knows of whether others can dial it:
 // ReachabilityPublic, ReachabilityPrivate or ReachabilityUnknown. A forced
 // [p2p] reachability wins; else an address that AutoNAT v2 saw dialled
@@ -446,6 +544,9 @@ func (st *netState) Reachability() string {
 func (st *netState) RelayAddrs() []string {
 	st.mu.Lock()
 	addrs := slices.Clone(st.relayAddrs)
+	for _, c := range st.ownCircuits {
+		addrs = append(addrs, c...)
+	}
 	st.mu.Unlock()
 	if st.host == nil || len(addrs) == 0 {
 		return []string{}
@@ -457,8 +558,7 @@ func (st *netState) RelayAddrs() []string {
 // one's outcome. libp2p calls it as the hole punching service's tracer;
 // it is safe for concurrent use.
 type holePunches struct {
-	log  *slog.Logger
-	self peer.ID
+	log *slog.Logger
 
 	mu        sync.Mutex
 	attempts  int

@@ -122,3 +122,27 @@ func TestStatusAndHireConnection(t *testing.T) {
 	require.Equal(t, node.ReachabilityUnknown, id.Reachability)
 	require.NotNil(t, id.RelayAddrs)
 }
+
+// TestPrivateNodeReservesOnItsStaticRelay: a node that says it is private
+// reserves a slot on its static relay at once and announces the circuit
+// address, also when the relay has private addresses only (here loopback).
+func TestPrivateNodeReservesOnItsStaticRelay(t *testing.T) {
+	relay := nodetest.Start(t, newRepo(t, t.TempDir()), node.Options{RelayService: true})
+	require.Eventually(t, func() bool { return speaks(relay, circuit.ProtoIDv2Hop) }, 10*time.Second, 20*time.Millisecond)
+	repo := newRepo(t, t.TempDir())
+	repo.Config.P2P = node.P2PConfig{Reachability: node.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
+	seller := nodetest.Start(t, repo, node.Options{}, relay)
+	var st node.StatusInfo
+	require.Eventually(t, func() bool {
+		var err error
+		st, err = seller.Status(t.Context())
+		return err == nil && len(st.RelayAddrs) > 0
+	}, 20*time.Second, 50*time.Millisecond)
+	require.Equal(t, node.ReachabilityPrivate, st.Reachability)
+	for _, a := range st.RelayAddrs {
+		require.Contains(t, a, "/p2p/"+relay.Host.ID().String()+"/p2p-circuit/p2p/"+seller.Host.ID().String())
+	}
+	id, err := seller.ID(t.Context())
+	require.NoError(t, err)
+	require.Subset(t, id.Addrs, st.RelayAddrs, "announced: AutoRelay alone would not, the relay having no public address")
+}
