@@ -130,6 +130,11 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	if err != nil {
 		return nil, err
 	}
+	if rail := esc.RailName(); RailOf(Listing{Settlement: cfg.settlement}) != rail ||
+		cfg.settlement != nil && cfg.settlement.PayTo != esc.RailAddress() {
+		return nil, fmt.Errorf("market: the listing settlement (rail %s) is not the escrow's rail %s at %s", RailOf(Listing{Settlement: cfg.settlement}), rail, esc.RailAddress())
+	}
+	store.settlement = cfg.settlement
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
 		cfg:        cfg,
@@ -158,6 +163,9 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 
 // Start serves the agent endpoint and announces every stored listing.
 func (m *Market) Start(ctx context.Context) error {
+	if err := m.resignListings(ctx); err != nil {
+		return err
+	}
 	srv, ln, err := m.listenStreams()
 	if err != nil {
 		return err

@@ -66,6 +66,9 @@ type Config struct {
 	Policy []PolicyConfig `toml:"policy,omitempty"`
 	// Storage holds the disk-space limits.
 	Storage StorageConfig `toml:"storage,omitempty"`
+	// Settlement is the settlement rail (config_settlement.go): credits
+	// (default) or evm.
+	Settlement SettlementConfig `toml:"settlement,omitempty"`
 }
 
 // StorageConfig is the [storage] section.
@@ -263,6 +266,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := c.Storage.minFree(); err != nil {
+		return err
+	}
+	if err := c.Settlement.validate(); err != nil {
 		return err
 	}
 	return nil

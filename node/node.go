@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/ethereum/go-ethereum/common"
 	badgerds "github.com/ipfs/go-ds-badger4"
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -41,6 +42,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/sandbox"
@@ -86,6 +88,8 @@ type Node struct {
 	Routing *dht.Routing
 	Market  *market.Market
 	Escrow  *escrow.Escrow
+	// Settler is the evm settlement rail; nil on credits.
+	Settler *evm.Settler
 
 	log       *slog.Logger
 	version   string
@@ -184,6 +188,12 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 			n.Market.Reverify(ctx, r)
 		}
 	})}, opts.EscrowOptions...)
+	if n.Settler, err = NewSettler(repo, log); err != nil {
+		return nil, err
+	}
+	if n.Settler != nil {
+		eopts = append(eopts, escrow.WithRail(n.Settler))
+	}
 	if n.Escrow, err = escrow.New(n.DB, repo.Key, eopts...); err != nil {
 		return nil, err
 	}
@@ -210,6 +220,11 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
+	}
+	if n.Settler != nil {
+		mopts = append(mopts, market.ListingSettlement(&market.Settlement{
+			Rail: RailEVM, Escrow: common.HexToAddress(cfg.Settlement.Escrow).Hex(), PayTo: n.Settler.Address(),
+		}))
 	}
 	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
 	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {
@@ -276,6 +291,11 @@ func (n *Node) Start(ctx context.Context) error {
 	n.gc.start()
 	if err := n.Escrow.Start(ctx); err != nil {
 		return err
+	}
+	if n.Settler != nil {
+		if err := n.Settler.Start(n.Escrow); err != nil {
+			return err
+		}
 	}
 	if err := n.Market.Start(ctx); err != nil {
 		return err
@@ -344,6 +364,9 @@ func (n *Node) Close() error {
 		}
 		if n.sandbox != nil {
 			errs = append(errs, n.sandbox.close())
+		}
+		if n.Settler != nil {
+			errs = append(errs, n.Settler.Close())
 		}
 		if n.Escrow != nil {
 			errs = append(errs, n.Escrow.Close())

@@ -149,7 +149,11 @@ type AddListingRequest struct {
 
 // SellerInfo is one seller in a find result.
 type SellerInfo struct {
-	PeerID              string   `json:"peer_id"`
+	PeerID string `json:"peer_id"`
+	// Rail is how the seller is paid ("credits" or "evm"); PayTo its
+	// payout address on the rail, from its signed listing.
+	Rail                string   `json:"rail"`
+	PayTo               string   `json:"pay_to,omitempty"`
 	Capability          string   `json:"capability"`
 	Price               string   `json:"price"`
 	Addrs               []string `json:"addrs"`
@@ -244,8 +248,12 @@ func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo
 			SkillCardHash:       l.SkillCardHash,
 			RiskTier:            l.RiskTier,
 			RequiredPermissions: l.RequiredPermissions,
+			Rail:                market.RailOf(l),
 		})
 		last := &out.Sellers[len(out.Sellers)-1]
+		if l.Settlement != nil {
+			last.PayTo = l.Settlement.PayTo
+		}
 		last.Rating, last.Ratings = rating(s.Peer.ID)
 		last.Reputation = reputationInfo(s.Reputation)
 	}

@@ -28,16 +28,16 @@ const (
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "create a repo: identity key, config.toml and database",
+		Usage:     "create a repo: identity key, config.toml and database (and with --settlement evm an evm.key)",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: networkFlag, Value: node.DefaultNetwork, Usage: "network to join: 'amino' (public) or a private network name"},
 			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; default TCP and QUIC on all interfaces, port 4747)"},
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable)"},
 			&cli.StringFlag{Name: apiFlag, Value: node.DefaultAPIAddr, Usage: "control API address on loopback"},
 			&cli.BoolFlag{Name: newIdentityFlag, Usage: "give an existing repo a new identity key and keep its data/ (wallet, escrow, jobs, listings): for a lost identity.key with no backup"},
 			jsonOutFlag(),
-		},
+		}, settlementFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrf("init takes no arguments, got %q", c.Args().First())
@@ -55,6 +55,14 @@ func initCommand() *cli.Command {
 			}
 			cfg.Bootstrap = c.StringSlice(bootstrapFlag)
 			cfg.API = c.String(apiFlag)
+			if cfg.Settlement, err = settlementConfig(c); err != nil {
+				return err
+			}
+			if cfg.Settlement.Rail == node.RailEVM {
+				if err := checkChain(c, cfg.Settlement); err != nil {
+					return err
+				}
+			}
 			repo, err := node.Init(dir, cfg)
 			if err != nil {
 				return usageErr(err)
@@ -63,11 +71,23 @@ func initCommand() *cli.Command {
 				Repo    string `json:"repo"`
 				PeerID  string `json:"peer_id"`
 				Network string `json:"network"`
-			}{dir, repo.ID.String(), cfg.Network}
+				Rail    string `json:"rail"`
+				Address string `json:"address,omitempty"`
+			}{dir, repo.ID.String(), cfg.Network, cfg.Settlement.RailName(), ""}
+			if cfg.Settlement.Rail == node.RailEVM {
+				if res.Address, err = initRailKey(c, repo); err != nil {
+					return err
+				}
+				evmKeyShared(c)
+			}
 			if c.Bool(jsonFlag) {
 				return printJSON(c, res)
 			}
-			fmt.Fprintf(c.App.Writer, "initialized swarmwage repo at %s\npeer id: %s\nnetwork: %s\nnext: swarmwage daemon\n", res.Repo, res.PeerID, res.Network)
+			fmt.Fprintf(c.App.Writer, "initialized swarmwage repo at %s\npeer id: %s\nnetwork: %s\n", res.Repo, res.PeerID, res.Network)
+			if res.Address != "" {
+				fmt.Fprintf(c.App.Writer, "settlement: evm, address %s (send it the token and gas money, then 'swarmwage wallet deposit AMOUNT')\n", res.Address)
+			}
+			fmt.Fprintln(c.App.Writer, "next: swarmwage daemon")
 			return nil
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -32,6 +33,10 @@ type wallet interface {
 	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
 	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
 	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
+	// Wallet is the balance with the rail and, on evm, the chain's figures.
+	Wallet(ctx context.Context) (node.WalletInfo, error)
+	// Withdraw pays out to the node's address (evm).
+	Withdraw(ctx context.Context) (node.WithdrawInfo, error)
 	Close() error
 }
 
@@ -44,6 +49,8 @@ type walletAPI interface {
 	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
 	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
 	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
+	Wallet(ctx context.Context) (node.WalletInfo, error)
+	Withdraw(ctx context.Context) (node.WithdrawInfo, error)
 }
 
 // openWallet returns the daemon's wallet if one runs on the repo, else the
@@ -73,9 +80,20 @@ func openWallet(c *cli.Context, readOnly bool) (wallet, error) {
 		return nil, err
 	}
 	// Offline the escrow's log lines would only clutter the command's output.
-	esc, err := escrow.New(l.DB, l.Repo.Key, escrow.WithLogger(slog.New(slog.DiscardHandler)))
+	eopts := []escrow.Option{escrow.WithLogger(slog.New(slog.DiscardHandler))}
+	settler, err := openSettler(l.Repo)
+	if err != nil {
+		return nil, errors.Join(usageErr(err), l.Close())
+	}
+	if settler != nil {
+		eopts = append(eopts, escrow.WithRail(settler))
+	}
+	esc, err := escrow.New(l.DB, l.Repo.Key, eopts...)
 	if errors.Is(err, badger.ErrReadOnlyTxn) {
 		// The escrow was never opened here: it must write its schema first.
+		if settler != nil {
+			settler.Close()
+		}
 		if err := l.Close(); err != nil {
 			return nil, err
 		}
@@ -84,19 +102,26 @@ func openWallet(c *cli.Context, readOnly bool) (wallet, error) {
 	if err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
-	return &localWallet{l: l, esc: esc}, nil
+	if settler != nil {
+		settler.Attach(esc)
+	}
+	return &localWallet{l: l, esc: esc, settler: settler}, nil
 }
 
 // localWallet is the repo opened without the network. Its timers do not
 // run: a daemon settles what falls due.
 type localWallet struct {
-	l   *node.Local
-	esc *escrow.Escrow
+	l       *node.Local
+	esc     *escrow.Escrow
+	settler *evm.Settler // nil on credits
 }
 
 func (w *localWallet) Network(context.Context) (string, error) { return w.l.Repo.Config.Network, nil }
 
 func (w *localWallet) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
+	if w.settler != nil {
+		return node.DepositEVM(ctx, w.esc, w.settler, amount)
+	}
 	if err := w.esc.Deposit(ctx, amount, memo); err != nil {
 		return escrow.Balance{}, err
 	}
@@ -117,7 +142,21 @@ func (w *localWallet) Evidence(ctx context.Context, jobID string) (escrow.Receip
 	return w.esc.Evidence(ctx, jobID)
 }
 
-func (w *localWallet) Close() error { return errors.Join(w.esc.Close(), w.l.Close()) }
+func (w *localWallet) Wallet(ctx context.Context) (node.WalletInfo, error) {
+	return node.Wallet(ctx, w.esc, w.settler)
+}
+
+func (w *localWallet) Withdraw(ctx context.Context) (node.WithdrawInfo, error) {
+	return node.WithdrawEVM(ctx, w.settler)
+}
+
+func (w *localWallet) Close() error {
+	var err error
+	if w.settler != nil {
+		err = w.settler.Close()
+	}
+	return errors.Join(err, w.esc.Close(), w.l.Close())
+}
 
 // daemonWallet goes through the daemon's control API.
 type daemonWallet struct {
@@ -153,6 +192,12 @@ func (w *daemonWallet) Evidence(ctx context.Context, jobID string) (escrow.Recei
 	return w.api.Evidence(ctx, jobID)
 }
 
+func (w *daemonWallet) Wallet(ctx context.Context) (node.WalletInfo, error) { return w.api.Wallet(ctx) }
+
+func (w *daemonWallet) Withdraw(ctx context.Context) (node.WithdrawInfo, error) {
+	return w.api.Withdraw(ctx)
+}
+
 func (w *daemonWallet) Close() error { return nil }
 
 // withWallet opens the wallet, runs fn and closes it.
@@ -173,10 +218,12 @@ func useWallet(c *cli.Context, readOnly bool, fn func(w wallet) error) error {
 func walletCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "wallet",
-		Usage: "show the balance and deposit test credits",
+		Usage: "show the balance, deposit (test credits, or the token on evm), withdraw and the evm address",
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
+			walletAddressCommand(),
+			walletWithdrawCommand(),
 		},
 	}
 }
@@ -184,7 +231,7 @@ func walletCommand() *cli.Command {
 func walletBalanceCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "balance",
-		Usage:     "show available, held, paid, earned and deposited credits",
+		Usage:     "show available, held, paid, earned and deposited credits (on evm also the token, gas and escrow figures on chain)",
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
@@ -192,14 +239,18 @@ func walletBalanceCommand() *cli.Command {
 				return usageErrf("wallet balance takes no arguments")
 			}
 			return withWalletRead(c, func(w wallet) error {
-				b, err := w.Balance(c.Context)
+				b, err := w.Wallet(c.Context)
 				if err != nil {
 					return err
 				}
 				if c.Bool(jsonFlag) {
 					return printJSON(c, b)
 				}
-				printBalance(c, b)
+				if b.Rail == node.RailEVM {
+					printWallet(c, b)
+					return nil
+				}
+				printBalance(c, b.Balance)
 				return nil
 			})
 		},
@@ -252,12 +303,13 @@ func walletDepositCommand() *cli.Command {
 			if amount <= 0 {
 				return usageErrf("deposit %s: the amount must be more than 0", c.Args().First())
 			}
+			onEVM := isEVM(c)
 			return withWallet(c, func(w wallet) error {
 				network, err := w.Network(c.Context)
 				if err != nil {
 					return err
 				}
-				if network == dht.Amino && !c.Bool(testCreditsFlag) {
+				if network == dht.Amino && !c.Bool(testCreditsFlag) && !onEVM {
 					return usageErrf("this node is on the public %q network: deposits are test credits with no value; add --test-credits to say so", dht.Amino)
 				}
 				memo := c.String(memoFlag)
@@ -270,6 +322,10 @@ func walletDepositCommand() *cli.Command {
 				}
 				if c.Bool(jsonFlag) {
 					return printJSON(c, depositResult{Deposited: escrow.FormatAmount(amount), Balance: b})
+				}
+				if onEVM {
+					fmt.Fprintf(c.App.Writer, "deposited %s of the token into the escrow; available %s\n", escrow.FormatAmount(amount), escrow.FormatAmount(b.Available))
+					return nil
 				}
 				fmt.Fprintf(c.App.Writer, "deposited %s test credits; available %s\n", escrow.FormatAmount(amount), escrow.FormatAmount(b.Available))
 				return nil
