@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,14 +130,6 @@ func describeLimits(l mcp.Limits) string {
 		parts = append(parts, "risk tier 3 refused")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// buildVersion is the module version the binary was built from.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // nopWriteCloser keeps the transport from closing the command's stdout.

@@ -113,6 +113,8 @@ func commands() []*cli.Command {
 		chainCommand(),
 		mcpCommand(),
 		demoCommand(),
+		versionCommand(),
+		completionCommand(),
 	}
 }
 
@@ -126,7 +128,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:              stderr,
 		EnableBashCompletion:   true,
 		UseShortOptionHandling: false,
-		Flags:                  []cli.Flag{repoFlagDef()},
+		Flags:                  []cli.Flag{repoFlagDef(), rootVersionFlag()},
 		Commands:               cmds,
 		Action:                 rootAction,
 		// main is the only place that exits: errors come back to run.
@@ -141,7 +143,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // printed exactly once, as "Error: <msg>" on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(reorderArgs(app, args))
+	args, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	if err == nil {
 		return exitOK
 	}

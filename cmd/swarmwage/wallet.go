@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -245,12 +246,13 @@ func walletDepositCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrf("wallet deposit needs exactly one amount in credits, as: wallet deposit 10")
 			}
-			amount, err := escrow.ParseAmount(c.Args().First())
+			arg := c.Args().First()
+			amount, err := escrow.ParseAmount(arg)
+			if strings.HasPrefix(arg, "-") || err == nil && amount <= 0 {
+				return usageErrf("wallet deposit %s: the amount must be positive, as: wallet deposit 10", arg)
+			}
 			if err != nil {
 				return usageErr(err)
-			}
-			if amount <= 0 {
-				return usageErrf("deposit %s: the amount must be more than 0", c.Args().First())
 			}
 			return withWallet(c, func(w wallet) error {
 				network, err := w.Network(c.Context)
