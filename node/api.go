@@ -67,6 +67,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("GET /v1/listings", a.handleListings)
 	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
+	mux.HandleFunc("POST /v1/listings/test", a.handleTestListing)
 	mux.HandleFunc("GET /v1/find", a.handleFind)
 	a.registerMarket(mux)
 	a.srv = &http.Server{Handler: a.auth(mux), ReadHeaderTimeout: 10 * time.Second}
@@ -227,6 +228,9 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	}
 	h.Env = req.Env
 	if err := market.CheckHandlerEnv(h); err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if h, err = market.ResolveExec(h, req.Dir); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {

@@ -54,10 +54,13 @@ func runMCP(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrf("mcp takes no arguments, got %q", c.Args().First())
 	}
-	dir, err := repoDir(c)
+	// A client started with a wrong --repo must fail at once, not serve
+	// tools that all fail.
+	repo, err := openRepo(c)
 	if err != nil {
 		return err
 	}
+	dir := repo.Dir
 	limits, err := mcpLimits(c, dir)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func sellCommand() *cli.Command {
 			sellListCommand(),
 			sellRemoveCommand(),
 			sellApplyCommand(),
+			sellTestCommand(),
 		},
 	}
 }
@@ -84,12 +85,12 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 			return req, usageErr(err)
 		}
 	}
-	if _, err := escrow.ParseAmount(req.Price); err != nil {
-		return req, usageErrf("--price %q: %v", req.Price, err)
+	if price, err := escrow.ParseAmount(req.Price); err != nil || price <= 0 {
+		return req, usageErrf("--price %q: want a positive amount of credits, such as 0.05", req.Price)
 	}
 	if card == "" {
-		if _, err := market.ParseHandler(req.Handler); err != nil {
-			return req, usageErrf("--handler: %v", err)
+		if err := resolveHandler(&req); err != nil {
+			return req, err
 		}
 	}
 	for _, f := range []struct {
@@ -221,6 +222,29 @@ func removeListing(c *cli.Context, capID string) error {
 	}
 	defer l.Close()
 	return l.Store.Delete(c.Context, capID)
+}
+
+// resolveHandler checks --handler and, for an exec handler, that its
+// program exists: it is sent as an absolute path (found in this shell's
+// PATH, or relative to the working directory), with the working directory,
+// where the handler will run, so a daemon started elsewhere runs the same.
+func resolveHandler(req *node.AddListingRequest) error {
+	h, err := market.ParseHandler(req.Handler)
+	if err != nil {
+		return usageErrf("--handler: %v", err)
+	}
+	if h.Kind != market.HandlerExec {
+		return nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	if h, err = market.ResolveExec(h, wd); err != nil {
+		return usageErrf("--handler %s: %v", req.Handler, err)
+	}
+	req.Handler, req.Dir = h.String(), wd
+	return nil
 }
 
 // readSkillCard reads and checks a SkillCard file for 'sell add'.

@@ -497,6 +497,10 @@ func escrowRefundCommand() *cli.Command {
 				return err
 			}
 			rec, err := cl.EscrowRefund(c.Context, c.Args().First(), c.String("reason"))
+			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+				return usageErrf("no bought job %q on this node (see 'swarmwage escrow list --role buyer')", c.Args().First())
+			}
 			if err != nil {
 				return apiUsage(err)
 			}
