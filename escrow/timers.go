@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/swarmwage/swarmwage/internal/failpoint"
 )
 
 // runTimers fires due timers every interval until ctx or the Escrow is done.
@@ -108,6 +110,7 @@ func (e *Escrow) dueBatch(ctx context.Context, now time.Time, after []byte) ([]d
 // fire applies the timer of one job if it is still due, and reports whether
 // it changed the job.
 func (e *Escrow) fire(ctx context.Context, j dueJob, now time.Time) (bool, error) {
+	failpoint.Inject("escrow/before-fire")
 	if j.role == RoleBuyer {
 		return e.fireBuyer(ctx, j, now)
 	}

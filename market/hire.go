@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/failpoint"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -338,6 +339,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		}
 		return HireResult{}, fmt.Errorf("lock %s credits: %w", q.Quote.Price, err)
 	}
+	failpoint.Inject("buyer/after-lock")
 	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked}
 	m.rememberCounterparty(s.Peer.ID)
 	rec := JobRecord{
@@ -562,6 +564,7 @@ func (m *Market) verifyAndSettle(ctx context.Context, res HireResult, spec verif
 		}
 		return m.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
 	}
+	failpoint.Inject("buyer/after-record-delivery")
 	res.Output, res.State = out, escrow.StateDelivered
 	return m.decide(ctx, res, spec, out)
 }
@@ -609,6 +612,7 @@ func (m *Market) decide(ctx context.Context, res HireResult, spec verifySpec, ou
 		return res, nil
 	}
 	st, err := m.escrow.Release(ctx, res.JobID)
+	failpoint.Inject("buyer/after-decision")
 	if err != nil {
 		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
 	}
@@ -634,6 +638,7 @@ func (m *Market) settledResult(ctx context.Context, res HireResult) (HireResult,
 func (m *Market) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
 	ctx := context.Background()
 	st, err := m.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed)
+	failpoint.Inject("buyer/after-decision")
 	if err != nil {
 		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
 	}

@@ -109,6 +109,15 @@ type jobs struct {
 	mu      sync.Mutex
 	pending map[string]chan struct{}
 	wg      sync.WaitGroup
+	// onChange, if set, sees each record after its write commits; created
+	// is true for the first write of a job.
+	onChange func(r JobRecord, created bool)
+}
+
+func (j *jobs) changed(r JobRecord, created bool) {
+	if j.onChange != nil {
+		j.onChange(r, created)
+	}
 }
 
 // putAsync stores r in the background. A job record is bookkeeping, not
@@ -156,6 +165,7 @@ func (j *jobs) put(r JobRecord) error {
 	if err := j.db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }); err != nil {
 		return fmt.Errorf("store job %s: %w", r.JobID, err)
 	}
+	j.changed(r, true)
 	return nil
 }
 
@@ -181,6 +191,7 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 // update applies fn to the stored record of jobID in one transaction.
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	j.settle(role, jobID)
+	var out JobRecord
 	for range 10 {
 		err := j.db.Update(func(txn *badger.Txn) error {
 			item, err := txn.Get(jobKey(role, jobID))
@@ -197,6 +208,7 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 			if err != nil {
 				return err
 			}
+			out = r
 			return txn.Set(jobKey(role, jobID), val)
 		})
 		if errors.Is(err, badger.ErrConflict) {
@@ -204,6 +216,9 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 		}
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+		}
+		if err == nil {
+			j.changed(out, false)
 		}
 		return err
 	}
@@ -397,6 +412,7 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 		case err != nil:
 			return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
 		}
+		j.changed(out, false)
 		return out, nil
 	}
 	return JobRecord{}, fmt.Errorf("rate job %s: too many conflicts", jobID)

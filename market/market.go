@@ -133,7 +133,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		routing:    routing,
 		escrow:     esc,
 		store:      store,
-		jobs:       &jobs{db: db},
+		jobs:       &jobs{db: db, onChange: cfg.onJob},
 		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
 		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},

@@ -64,6 +64,8 @@ type config struct {
 	catalog  *route.Catalog
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+	// onJob is called after each job record write (OnJob).
+	onJob func(r JobRecord, created bool)
 }
 
 func defaultConfig() config {
@@ -93,6 +95,15 @@ func (c *config) validate() error {
 		return errors.New("market: Concurrency must be at least 1 and Queue at least 0")
 	}
 	return nil
+}
+
+// OnJob registers a hook called with a job record (without its input and
+// output) after each write of it is committed: created (created is true),
+// updated, rated. It runs on the goroutine that wrote the record, so it must
+// not block; the node's event bus feeds the dashboard from it. Defaults to
+// none.
+func OnJob(f func(r JobRecord, created bool)) Option {
+	return func(c *config) error { c.onJob = f; return nil }
 }
 
 // Logger sets the logger. Defaults to slog.Default().

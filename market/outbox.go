@@ -82,10 +82,30 @@ func (m *Market) loadOutbox() {
 // SettleDecided is called with every escrow record that reached a final
 // state. The buyer's timer decisions (deadline refunds, window releases)
 // go to the outbox; the hire sends its own decisions itself.
+// The job record follows the escrow, so none is left "running" when a
+// timer settled the job while no hire followed it.
 func (m *Market) SettleDecided(r escrow.Record) {
 	if r.Role == escrow.RoleBuyer && (r.Reason == escrow.ReasonDeadline || r.Reason == escrow.ReasonWindow) {
 		m.queueSettle(r.JobID, r.Seller)
 	}
+	if m.ctx.Err() != nil {
+		return // closed: the start-up reconciliation mends the record
+	}
+	status := statusOf(r)
+	m.wg.Add(1)
+	go func() { // the hook runs on the escrow's goroutine: do not block it
+		defer m.wg.Done()
+		if err := m.jobs.update(string(r.Role), r.JobID, func(j *JobRecord) {
+			if j.Status == StatusRunning {
+				j.Status, j.UpdatedAt = status, time.Now().UTC()
+				if j.Error == "" && status == StatusFailed {
+					j.Error = r.Reason
+				}
+			}
+		}); err != nil && !errors.Is(err, ErrJobNotFound) {
+			m.log.Warn("update job record after a timer", "job", r.JobID, "err", err)
+		}
+	}()
 }
 
 // flushOutbox sends the settle of every queued job that is final and due.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/failpoint"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -393,6 +394,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		s.replay(w, r, lock.JobID)
 		return
 	}
+	failpoint.Inject("seller/after-accept-lock")
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.m.host.ID(), Buyer: buyer,
 		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning,
@@ -577,6 +579,7 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
 		return
 	}
+	failpoint.Inject("seller/after-deliver")
 	dj, _ := json.Marshal(d)
 	// The output is durable with the signed delivery: a buyer whose stream
 	// breaks fetches both with GET /jobs/{id}.
@@ -682,6 +685,7 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, err.Error())
 		return
 	}
+	failpoint.Inject("seller/after-apply-settle")
 	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateRefunded {
 		s.mu.Lock()
@@ -691,7 +695,9 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 			stop() // refunded before delivery: the work is not wanted
 		}
 	}
-	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed {
+	// Only a refund that claims the output failed its checks can be shown
+	// false; a deadline refund says the buyer never had the delivery.
+	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed && len(st.FailedChecks) > 0 && st.Reason != escrow.ReasonDeadline {
 		s.m.wg.Add(1)
 		go func() {
 			defer s.m.wg.Done()

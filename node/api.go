@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -24,6 +25,7 @@ import (
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
+	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -35,13 +37,20 @@ const (
 	maxFindTimeout = 2 * time.Minute
 )
 
-// apiServer is the control API: HTTP on loopback with a bearer token.
+// apiServer is the control API: HTTP on loopback with a bearer token, and
+// the dashboard (package ui) with its session cookie. Every answer carries
+// ui.SecurityHeaders; a request whose Host is not this loopback address is
+// refused (DNS rebinding).
 type apiServer struct {
 	n     *Node
 	srv   *http.Server
 	url   string
 	token string
 	done  chan struct{}
+	ui    *ui.UI
+	reach *reachability
+	// hosts are the Host header values this server answers.
+	hosts []string
 }
 
 func startAPI(n *Node) (*apiServer, error) {
@@ -61,6 +70,14 @@ func startAPI(n *Node) (*apiServer, error) {
 		return nil, fmt.Errorf("control API token: %w", err)
 	}
 	a := &apiServer{n: n, url: "http://" + ln.Addr().String(), token: hex.EncodeToString(tok), done: make(chan struct{})}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	a.hosts = []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
+	a.reach = watchReachability(n)
+	if a.ui, err = ui.New(dashboardBackend{n: n, reach: a.reach}, ui.Config{URL: a.url, Logger: n.log}); err != nil {
+		a.reach.close()
+		ln.Close()
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/id", a.handleID)
 	mux.HandleFunc("GET /v1/peers", a.handlePeers)
@@ -69,8 +86,14 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
 	mux.HandleFunc("POST /v1/listings/test", a.handleTestListing)
 	mux.HandleFunc("GET /v1/find", a.handleFind)
+	mux.HandleFunc("GET /v1/events", a.handleEvents)
 	a.registerMarket(mux)
-	a.srv = &http.Server{Handler: a.auth(mux), ReadHeaderTimeout: 10 * time.Second}
+	a.ui.Register(mux)
+	a.registerFaults(mux)
+	root := http.NewServeMux()
+	root.Handle("/v1/", a.auth(mux))
+	root.Handle("/", a.ui.Handler())
+	a.srv = &http.Server{Handler: a.guard(root), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	go func() {
 		defer close(a.done)
 		_ = a.srv.Serve(ln)
@@ -91,22 +114,51 @@ func (a *apiServer) close() error {
 	// Remove the files first so that no client picks up a dying daemon.
 	os.Remove(filepath.Join(a.n.Repo.Dir, apiFile))
 	os.Remove(filepath.Join(a.n.Repo.Dir, tokenFile))
+	// Event streams never go idle: end them, or Shutdown waits for them.
+	a.n.events.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := a.srv.Shutdown(ctx)
 	<-a.done
+	a.reach.close()
 	return err
 }
 
-func (a *apiServer) auth(next http.Handler) http.Handler {
-	want := []byte("Bearer " + a.token)
+// guard runs before every route: the security headers, the Host check and
+// the body cap.
+func (a *apiServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			apiError(w, http.StatusUnauthorized, "missing or wrong bearer token (see <repo>/api.token)")
+		ui.SecurityHeaders(w.Header())
+		if !slices.Contains(a.hosts, strings.ToLower(r.Host)) {
+			// A page on a hostile name that resolves to 127.0.0.1 (DNS
+			// rebinding) sends its own name as Host.
+			apiError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not this node's control API: use %s", r.Host, a.url))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxAPIBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// auth lets a request through with the bearer token of <repo>/api.token,
+// or, without an Authorization header, with a dashboard session cookie on
+// the routes the dashboard may use (ui.UI.Authorize).
+func (a *apiServer) auth(next http.Handler) http.Handler {
+	want := []byte("Bearer " + a.token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get("Authorization")
+		if got == "" && a.ui.HasCookie(r) {
+			if status, err := a.ui.Authorize(r); err != nil {
+				apiError(w, status, err.Error())
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			apiError(w, http.StatusUnauthorized, "missing or wrong bearer token (see <repo>/api.token)")
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -98,6 +98,9 @@ type Node struct {
 	gc            *valueLogGC
 	closeOnce     sync.Once
 	closeErr      error
+	// events feeds GET /v1/events (the dashboard's live jobs).
+	events *eventBus
+	faults faultInjector // partitions peers; only under the failpoints build tag
 }
 
 // New builds a node from repo: it takes the repo lock, opens the database,
@@ -115,7 +118,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub()}
+	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub(), events: newEventBus()}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
@@ -146,7 +149,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0, n.relayCandidates); err != nil {
+	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0, n.relayCandidates, n.faults.hostOptions()...); err != nil {
 		return nil, err
 	}
 	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
@@ -162,6 +165,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		if n.Market != nil {
 			n.Market.SettleDecided(r)
 		}
+		n.events.settled(r)
 	}), escrow.WithUndecided(func(ctx context.Context, r escrow.Record) {
 		if n.Market != nil {
 			n.Market.Reverify(ctx, r)
@@ -189,6 +193,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	mcfg = append(mcfg, ropts...)
 	mopts := []market.Option{
 		market.Logger(log),
+		market.OnJob(n.events.jobChanged),
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
@@ -225,7 +230,7 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 // resource manager on. A node that bootstraps from no one is a bootstrap
 // node and also runs a relay v2 service so NAT'd sellers get a circuit
 // address.
-func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool, relays autorelay.PeerSource) (host.Host, error) {
+func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool, relays autorelay.PeerSource, extra ...libp2p.Option) (host.Host, error) {
 	opts := []libp2p.Option{
 		libp2p.Identity(repo.Key),
 		libp2p.ListenAddrStrings(cfg.Listen...),
@@ -241,7 +246,7 @@ func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool, r
 	if isBootstrap {
 		opts = append(opts, libp2p.EnableRelayService())
 	}
-	h, err := libp2p.New(opts...)
+	h, err := libp2p.New(append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("start libp2p host: %w", err)
 	}

@@ -114,6 +114,7 @@ func commands() []*cli.Command {
 		chainCommand(),
 		mcpCommand(),
 		demoCommand(),
+		dashboardCommand(),
 		versionCommand(),
 		completionCommand(),
 	}

@@ -1,0 +1,161 @@
+package faults
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// tmpfsSize is the full-disk test's tmpfs: room for a fresh repo
+	// (Badger's files are sparse), a few jobs and a node's own free-space
+	// watermark with its reserve ([storage] min_free, 64 MiB by default),
+	// so that hires work before the filler comes.
+	tmpfsSize = 128 << 20
+	// diskLeft is what the filler file leaves free: less than one of the
+	// dishonest seller's answers.
+	diskLeft = 1 << 20
+	// bigPad is the dishonest seller's padding in the full-disk test.
+	bigPad = 4 << 20
+)
+
+// TestDiskFull puts one daemon's repo on a small tmpfs and fills it: first
+// before hires start, then while a job with a large output is running.
+// The daemon must not crash, reads must keep working, no decision may be
+// lost, and once there is space again hires work and the ledgers converge.
+func TestDiskFull(t *testing.T) {
+	var sum tally
+	var wg sync.WaitGroup
+	for _, victim := range []string{"buyer", "liar"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(victim, func(t *testing.T) { runDiskFull(t, victim, &sum) })
+		}()
+	}
+	wg.Wait()
+	t.Logf("summary: %s", &sum)
+}
+
+func runDiskFull(t *testing.T, victim string, sum *tally) {
+	mnt := mountTmpfs(t, tmpfsSize)
+	// The dishonest seller holds each job a moment after accepting it, so
+	// that the disk can fill while the job runs.
+	c := newCluster(t, clusterConfig{honest: true, liar: true, liarPad: bigPad, sum: sum,
+		dirs:       map[string]string{victim: filepath.Join(mnt, "repo")},
+		failpoints: map[string]string{"liar": fmt.Sprintf("seller/after-accept-lock=sleep(%d)", holdOpen.Milliseconds())}})
+	d := c.byName(victim)
+	if h := c.hire(c.honest, hireTimeout); h.info.Outcome != "released" {
+		t.Fatalf("before the disk filled up: %s", h)
+	}
+
+	// Full before the hires.
+	filler := fill(t, mnt, diskLeft)
+	c.injected(1)
+	for range 3 {
+		t.Logf("disk full: %s", c.hire(c.liar, hireTimeout))
+		t.Logf("disk full: %s", c.hire(c.honest, hireTimeout))
+	}
+	c.checkDiskFull(t, d)
+	c.freeDisk(t, d, filler)
+
+	// Full while a job with a large output runs.
+	m := c.watchFor(t, c.liar, "accepted")
+	hire := c.hireAsync(c.liar, hireTimeout)
+	m.wait(t)
+	filler = fill(t, mnt, diskLeft)
+	c.injected(1)
+	t.Logf("disk filled during the job: %s", <-hire)
+	c.checkDiskFull(t, d)
+	c.freeDisk(t, d, filler)
+
+	if h := c.hire(c.honest, hireTimeout); h.info.Outcome != "released" {
+		t.Errorf("after space was freed, hires must work again: %s", h)
+	}
+	c.check(t, c.converge(time.Now()))
+}
+
+// checkDiskFull: the daemon on the full disk is alive and reads work.
+func (c *cluster) checkDiskFull(t *testing.T, d *daemon) {
+	t.Helper()
+	if !d.running() {
+		t.Errorf("daemon %s crashed on a full disk: %s: %s", d.name, describeExit(d.err()), d.crashReason())
+	}
+	if r := d.run(cliTimeout, "wallet", "balance", "--json"); !r.ok() {
+		t.Errorf("reads must keep working on a full disk: %s", r)
+	}
+}
+
+// freeDisk removes the filler and starts the daemon again if it died.
+func (c *cluster) freeDisk(t *testing.T, d *daemon, filler string) {
+	t.Helper()
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if !d.running() {
+		d.start(t, d.failpoints())
+		c.reconnect(t)
+	}
+}
+
+// mountTmpfs mounts a tmpfs of size bytes on a temp dir and unmounts it
+// when the test ends, failed or not. It needs root (CAP_SYS_ADMIN).
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+		t.Fatalf("mount a %d MiB tmpfs on %s (this test needs root): %v", size>>20, dir, err)
+	}
+	// Registered before the cluster's, so it runs after the daemons are
+	// killed.
+	t.Cleanup(func() {
+		err := syscall.Unmount(dir, 0)
+		if errors.Is(err, syscall.EBUSY) {
+			err = syscall.Unmount(dir, syscall.MNT_DETACH)
+		}
+		if err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fill writes a file into dir until only left bytes are free and returns
+// its path.
+func fill(t *testing.T, dir string, left int64) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(st.Bavail) * st.Bsize
+	path := filepath.Join(dir, "filler")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for n := free - left; n > 0; n -= int64(len(buf)) {
+		_, err := f.Write(buf[:min(int64(len(buf)), n)])
+		if errors.Is(err, syscall.ENOSPC) {
+			break // the daemon wrote meanwhile: full is what we want
+		}
+		if err != nil {
+			t.Fatalf("fill %s: %v", dir, err)
+		}
+	}
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.ENOSPC) {
+		t.Fatal(err)
+	}
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("filled %s: %d KiB left", dir, int64(st.Bavail)*st.Bsize>>10)
+	return path
+}

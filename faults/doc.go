@@ -1,0 +1,64 @@
+// Package faults is swarmwage's fault-injection suite (issue 12). It holds
+// tests only: they check that money is never paid wrongly when daemons
+// crash, peers are partitioned, the disk fills up, messages are replayed or
+// forged, and many hires run at once.
+//
+// The suite builds the binary once with the failpoints build tag
+// (go build -tags failpoints ./cmd/swarmwage) and runs real daemons of it:
+// repos in temp dirs on real disk (or on a small tmpfs), Badger, libp2p on
+// 127.0.0.1, a private network per test, short terms in config.toml
+// ([market] verification_window = "2s", max_job_duration = "5s", hire
+// --timeout of a few seconds). Sellers: an honest one (built-in
+// compute.statistics.mean and .stddev) and a dishonest one whose exec:
+// handler answers compute.statistics.stddev wrongly, padded large, so that
+// verification must fail and every one of its jobs must end refunded.
+//
+// Faults:
+//
+//   - SIGKILL at failpoints (package internal/failpoint, set through
+//     SWARMWAGE_FAILPOINTS when a daemon starts). The names are a contract
+//     with the code that calls failpoint.Inject:
+//     buyer/after-lock (market/hire.go, runHire: escrow.Lock succeeded),
+//     buyer/after-record-delivery (verifyAndSettle: RecordDelivery
+//     succeeded), buyer/after-decision (verifyAndSettle and refund:
+//     Release or Refund returned, the settle not sent yet),
+//     seller/after-accept-lock (market/seller.go, handleJob: AcceptLock
+//     succeeded), seller/after-deliver (finish: Deliver succeeded, the
+//     result not sent yet), seller/after-apply-settle (handleSettle:
+//     ApplySettle succeeded), escrow/before-fire (escrow/timers.go, the top
+//     of fire). A killed daemon stays down past every due time of its jobs
+//     and is then restarted.
+//   - Partitions through the node's connection gater
+//     (POST /v1/debug/partition, only in a failpoints build), at the
+//     moment of delivery and of the settle: a few seconds and 12 s in the
+//     bounded run, 20 s in the soak.
+//   - A full disk: a daemon's repo on a small tmpfs that a filler file
+//     fills while jobs with large outputs arrive; then space is freed.
+//   - Replayed and forged messages: a lock POSTed twice with another input,
+//     settles signed by a stranger, replayed for another job, rewritten.
+//   - Concurrent hires: dozens at once against sellers with a small queue.
+//
+// After each run the suite compares the ledgers job by job, read with the
+// CLI (escrow list --json, wallet balance --json, jobs list --json), and
+// waits by polling with a bounded deadline until they converge. It fails
+// on: a divergence (a buyer's released must meet a seller's released, a
+// buyer's refunded a seller's refunded, disputed or failed or no record; a
+// seller's released marked "provisional": true is not converged yet), any
+// payment for output that failed verification (every job of the dishonest
+// seller must end refunded on both sides), an open hold past its due time
+// plus a slack, a broken ledger invariant (available + held + paid ==
+// deposited + earned on every node; the buyer's paid equals the sellers'
+// earned), a job record left "running", a decision a hire reported that the
+// ledger lost, and a lock no hire result accounts for.
+//
+// Running it:
+//
+//	go test ./faults                      # the bounded run, a few minutes
+//	go test ./faults -run TestKill -v     # one family, with its summary
+//	go test ./faults -run TestSoak -soak -soak.duration 30m -v
+//	SWARMWAGE_SOAK=1 go test ./faults -run TestSoak -v
+//
+// Every run logs a summary: runs, faults injected, divergences and wrong
+// payments (both must be 0). The full-disk test mounts tmpfs and so needs
+// root; it fails, never skips, without it.
+package faults
