@@ -188,6 +188,7 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/wallet", a.handleBalance)
 	mux.HandleFunc("POST /v1/wallet/deposit", a.handleDeposit)
 	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
+	mux.HandleFunc("GET /v1/wallet/history", a.handleHistory)
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
 	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
 	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)

@@ -178,6 +178,7 @@ func walletCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
+			walletHistoryCommand(),
 		},
 	}
 }
