@@ -22,6 +22,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
@@ -99,11 +100,11 @@ func startAPI(n *Node) (*apiServer, error) {
 		_ = a.srv.Serve(ln)
 	}()
 	// The token first, then the URL: a client that sees api can read the token.
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
