@@ -108,22 +108,12 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 	return req, nil
 }
 
-func addListing(c *cli.Context, req node.AddListingRequest) (node.ListingInfo, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.ListingInfo{}, err
-	}
-	if cl != nil {
-		info, err := cl.AddListing(c.Context, req)
-		return info, apiUsage(err)
-	}
-	l, err := openLocal(c)
-	if err != nil {
-		return node.ListingInfo{}, err
-	}
-	defer l.Close()
-	info, err := node.AddListingLocal(c.Context, l.Store, req)
-	return info, apiUsage(err)
+func addListing(c *cli.Context, req node.AddListingRequest) (info node.ListingInfo, err error) {
+	err = withEnv(c, node.ReadWrite, func(env *node.Env) error {
+		info, err = env.AddListing(c.Context, req)
+		return apiUsage(err)
+	})
+	return info, err
 }
 
 // apiUsage maps a 400 answer of the control API to a usage error.
@@ -166,20 +156,12 @@ func sellListCommand() *cli.Command {
 	}
 }
 
-func listings(c *cli.Context) (node.ListingsInfo, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.ListingsInfo{}, err
-	}
-	if cl != nil {
-		return cl.Listings(c.Context)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return node.ListingsInfo{}, err
-	}
-	defer l.Close()
-	return node.Listings(c.Context, l.Store)
+func listings(c *cli.Context) (info node.ListingsInfo, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		info, err = env.Listings(c.Context)
+		return err
+	})
+	return info, err
 }
 
 func sellRemoveCommand() *cli.Command {
@@ -209,19 +191,9 @@ func sellRemoveCommand() *cli.Command {
 }
 
 func removeListing(c *cli.Context, capID string) error {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return err
-	}
-	if cl != nil {
-		return cl.RemoveListing(c.Context, capID)
-	}
-	l, err := openLocal(c)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	return l.Store.Delete(c.Context, capID)
+	return withEnv(c, node.ReadWrite, func(env *node.Env) error {
+		return env.RemoveListing(c.Context, capID)
+	})
 }
 
 // resolveHandler checks --handler and, for an exec handler, that its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -63,24 +62,20 @@ func runSellApply(c *cli.Context) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	repo, err := openRepo(c)
-	if err != nil {
-		return err
-	}
-	if node.DaemonRunning(repo.Dir) {
-		return usageErrf("a daemon runs on %s: stop it, run 'sell apply' again, then start it (it reads config.toml and announces the listings when it starts)", repo.Dir)
-	}
-	open := openLocal
+	access := node.ReadWrite
 	if c.Bool(diffFlag) {
-		open = openLocalRead
+		access = node.ReadOnly
 	}
-	l, err := open(c)
+	var res sellApplyResult
+	err = withEnv(c, access, func(env *node.Env) error {
+		if env.Online() {
+			return usageErrf("a daemon runs on %s: stop it, run 'sell apply' again, then start it (it reads config.toml and announces the listings when it starts)", env.Repo.Dir)
+		}
+		res, err = applySellerFile(c, env.Local(), sf, params)
+		return apiUsage(err)
+	})
 	if err != nil {
 		return err
-	}
-	res, err := applySellerFile(c, l, sf, params)
-	if err = errors.Join(err, l.Close()); err != nil {
-		return apiUsage(err)
 	}
 	if c.Bool(jsonFlag) {
 		return printJSON(c, res)

@@ -76,20 +76,12 @@ func runSellTest(c *cli.Context) error {
 	return nil
 }
 
-func testListing(c *cli.Context, req node.TestListingRequest) (market.TestResult, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return market.TestResult{}, err
-	}
-	if cl != nil {
-		return cl.TestListing(c.Context, req)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return market.TestResult{}, err
-	}
-	res, err := l.TestListing(c.Context, req)
-	return res, errors.Join(err, l.Close())
+func testListing(c *cli.Context, req node.TestListingRequest) (res market.TestResult, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		res, err = env.TestListing(c.Context, req)
+		return err
+	})
+	return res, err
 }
 
 // printSellTest prints the output on stdout and what happened on stderr.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/node"
 )
 
 const (
@@ -77,16 +77,9 @@ func historySince(c *cli.Context, now time.Time) (time.Time, error) {
 
 func walletHistory(c *cli.Context, since time.Time) (escrow.History, error) {
 	var h escrow.History
-	err := withWalletRead(c, func(w wallet) error {
+	err := withWalletRead(c, func(env *node.Env) error {
 		var err error
-		switch w := w.(type) {
-		case *daemonWallet:
-			h, err = w.cl.History(c.Context, since)
-		case *localWallet:
-			h, err = w.esc.History(c.Context, since, time.Local)
-		default:
-			err = errors.New("wallet history: no escrow to read")
-		}
+		h, err = env.History(c.Context, since)
 		return err
 	})
 	return h, err
