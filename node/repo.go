@@ -56,6 +56,9 @@ type Repo struct {
 	ID     peer.ID
 
 	lock *os.File
+	// lockWaited, when set, is called each time lockWaiting finds the
+	// lock held and waits: tests synchronise on it.
+	lockWaited func()
 }
 
 // Init creates a repo at dir for network: an Ed25519 identity (0600), the
