@@ -22,6 +22,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
@@ -85,6 +86,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("GET /v1/listings", a.handleListings)
 	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
+	mux.HandleFunc("POST /v1/listings/test", a.handleTestListing)
 	mux.HandleFunc("GET /v1/find", a.handleFind)
 	mux.HandleFunc("GET /v1/events", a.handleEvents)
 	a.registerMarket(mux)
@@ -99,11 +101,11 @@ func startAPI(n *Node) (*apiServer, error) {
 		_ = a.srv.Serve(ln)
 	}()
 	// The token first, then the URL: a client that sees api can read the token.
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -289,6 +291,9 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	}
 	h.Env = req.Env
 	if err := market.CheckHandlerEnv(h); err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if h, err = market.ResolveExec(h, req.Dir); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {

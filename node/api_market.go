@@ -195,6 +195,7 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/wallet/withdraw", a.handleWithdraw)
 	mux.HandleFunc("GET /v1/wallet/address", a.handleWalletAddress)
 	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
+	mux.HandleFunc("GET /v1/wallet/history", a.handleHistory)
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
 	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
 	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)

@@ -15,6 +15,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -344,7 +345,7 @@ func (c Config) write(path string) error {
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
 		return fmt.Errorf("encode config: %w", err)
 	}
-	return writeFileAtomic(path, buf.Bytes(), 0o600)
+	return atomicfile.Write(path, buf.Bytes(), 0o600)
 }
 
 // exists reports whether path exists.

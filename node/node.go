@@ -571,6 +571,9 @@ func lockWaiting(repo *Repo) error {
 		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, apiFile)) {
 			return err
 		}
+		if repo.lockWaited != nil {
+			repo.lockWaited()
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -141,6 +141,10 @@ type AddListingRequest struct {
 	SkillCard []byte `json:"skillcard,omitempty"`
 	// SkillCardDir is the card's folder, where its cli binding runs.
 	SkillCardDir string `json:"skillcard_dir,omitempty"`
+	// Dir is the absolute directory a relative exec program and its
+	// relative arguments are resolved in: the caller's working directory.
+	// Empty: the node's (see market.ResolveExec).
+	Dir string `json:"dir,omitempty"`
 	// Env names the daemon's environment variables the handler gets
 	// (exec handlers and SkillCard cli bindings only), beyond the minimal
 	// PATH, HOME, TMPDIR and LANG.

@@ -250,24 +250,12 @@ func idCommand() *cli.Command {
 
 // nodeID asks the daemon, or describes the repo offline (addresses from the
 // config) when none runs.
-func nodeID(c *cli.Context) (node.IDInfo, error) {
-	repo, err := openRepo(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	if cl != nil {
-		return cl.ID(c.Context)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	defer l.Close()
-	return node.OfflineID(c.Context, repo, l.Store)
+func nodeID(c *cli.Context) (id node.IDInfo, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		id, err = env.ID(c.Context)
+		return err
+	})
+	return id, err
 }
 
 func peersCommand() *cli.Command {
