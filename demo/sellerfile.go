@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/BurntSushi/toml"
 
@@ -38,12 +39,38 @@ var ErrBadSellerFile = errors.New("bad seller file")
 // daemon's environment to an exec handler or a SkillCard's cli binding,
 // which otherwise get only PATH, HOME, TMPDIR and LANG ('sell add --env'). input_schema and output_schema name JSON Schema
 // files for capabilities outside the taxonomy. Relative file names are
-// resolved against the working directory; exec commands run in the
-// daemon's working directory, and a SkillCard's cli binding in the card's
-// directory.
+// resolved against the working directory; an exec handler's program must
+// exist (in PATH, or as a file) and is stored as an absolute path, and the
+// handler runs in the working directory of 'sell apply', whatever the
+// daemon's; a SkillCard's cli binding runs in the card's directory.
 type SellerFile struct {
 	node.Config
 	Listings []ListingSpec `toml:"listing"`
+
+	// raw is the file's bytes, for ConfigOver.
+	raw []byte
+}
+
+// ConfigOver is base (a repo's config.toml) with the node keys this file
+// sets: keys the file leaves out keep base's values, a [market] key the
+// file sets replaces only that key, and a list (listen, [[policy]])
+// replaces the whole list.
+func (sf SellerFile) ConfigOver(base node.Config) (node.Config, error) {
+	// Decode into a copy whose slices are its own: decoding may write into
+	// a slice's backing array.
+	merged := base
+	merged.Listen = slices.Clone(base.Listen)
+	merged.Bootstrap = slices.Clone(base.Bootstrap)
+	merged.Policy = slices.Clone(base.Policy)
+	over := SellerFile{Config: merged}
+	if _, err := toml.NewDecoder(bytes.NewReader(sf.raw)).Decode(&over); err != nil {
+		return node.Config{}, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+	}
+	merged = over.Config
+	if err := merged.Validate(); err != nil {
+		return node.Config{}, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+	}
+	return merged, nil
 }
 
 // ListingSpec is one [[listing]] table.
@@ -112,6 +139,7 @@ func ParseSellerFile(name string, data []byte) (SellerFile, []market.ListingPara
 	if err := sf.Config.Validate(); err != nil {
 		return SellerFile{}, nil, fmt.Errorf("%w: %s: %w", ErrBadSellerFile, name, err)
 	}
+	sf.raw = data
 	if len(sf.Listings) == 0 {
 		return SellerFile{}, nil, fmt.Errorf("%w: %s has no [[listing]]; add one, as: [[listing]] capability = \"compute.statistics.mean\" price = \"0.01\"", ErrBadSellerFile, name)
 	}
@@ -149,6 +177,10 @@ func (l ListingSpec) params() (market.ListingParams, error) {
 			spec = market.HandlerBuiltin
 		}
 		if p.Handler, err = market.ParseHandler(spec); err != nil {
+			return p, err
+		}
+		// The program must exist now, and the daemon may start elsewhere.
+		if p.Handler, err = market.ResolveExec(p.Handler, ""); err != nil {
 			return p, err
 		}
 	}

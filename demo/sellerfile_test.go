@@ -2,6 +2,8 @@ package demo
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -30,7 +32,14 @@ func TestExampleSellerFileLoads(t *testing.T) {
 	require.Equal(t, market.HandlerBuiltin, byCap["text.summarize.short"].Handler.Kind, "handler defaults to builtin")
 	rewrite := byCap["text.rewrite.casual"]
 	require.Equal(t, market.HandlerExec, rewrite.Handler.Kind)
-	require.Equal(t, []string{"python3", "examples/workers/rewrite_casual.py"}, rewrite.Handler.Command)
+	python, err := exec.LookPath("python3")
+	require.NoError(t, err)
+	python, err = filepath.Abs(python)
+	require.NoError(t, err)
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	require.Equal(t, []string{python, "examples/workers/rewrite_casual.py"}, rewrite.Handler.Command, "the program found now, in PATH")
+	require.Equal(t, root, rewrite.Handler.Dir, "it runs where 'sell apply' ran")
 	card := byCap["custom.examples.word-stats"]
 	require.Equal(t, market.HandlerSkillCard, card.Handler.Kind)
 	require.Regexp(t, `^0x[0-9a-f]{64}$`, card.SkillCardHash)

@@ -222,6 +222,7 @@ func runExec(ctx context.Context, hc HandlerConfig, input json.RawMessage) (json
 	var stdout, stderr *limitedBuffer
 	err = proc.Run(func() *exec.Cmd {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = hc.Dir
 		cmd.Env = env
 		cmd.Stdin = bytes.NewReader(input)
 		stdout = &limitedBuffer{max: maxHandlerOutput}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/swarmwage/swarmwage/escrow"
 )
@@ -48,7 +49,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "handler ended:", err)
 		os.Exit(3)
 	}
-	os.Exit(m.Run())
+	// Fail the package when a test leaves goroutines behind: hosts,
+	// handlers, timers and the outbox must all end with Close.
+	goleak.VerifyTestMain(m)
 }
 
 // requirePublic checks that err is a handler failure whose public part is

@@ -111,6 +111,9 @@ type HireResult struct {
 	Requested string `json:"requested,omitempty"`
 	// Routing is the decision that chose the seller.
 	Routing *Routed `json:"routing,omitempty"`
+	// Connection is the kind of libp2p connection the job ran over:
+	// ConnDirect or ConnRelayed; empty if the job was never sent.
+	Connection string `json:"connection,omitempty"`
 	// Rail is the settlement rail of the job (escrow.RailCredits, RailEVM).
 	Rail string `json:"rail,omitempty"`
 }
@@ -381,7 +384,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		return m.refund(res, "encode job request", nil, err)
 	}
 	jobStart := time.Now()
-	out, delivery, runErr := m.runJob(ctx, s.Peer, lock, jobBody, req.Progress)
+	out, delivery, runErr := m.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, lock, jobBody, req.Progress)
 	if runErr == nil {
 		m.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
 	}

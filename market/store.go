@@ -34,7 +34,9 @@ type HandlerConfig struct {
 	// SkillCard is the card JSON of a skillcard handler.
 	SkillCard json.RawMessage `json:"skillcard,omitempty"`
 	// Dir is where a skillcard's cli binding runs, so a program such as
-	// ./run.sh is found next to the card.
+	// ./run.sh is found next to the card, and where an exec handler runs
+	// (the directory its listing was added from; see ResolveExec). Empty:
+	// the daemon's working directory.
 	Dir string `json:"dir,omitempty"`
 	// Env names the node's environment variables an exec handler or a
 	// skillcard's cli binding gets, beyond the minimal PATH, HOME, TMPDIR
@@ -43,10 +45,11 @@ type HandlerConfig struct {
 }
 
 // String is the handler as the CLI writes it: builtin, exec:CMD, http:URL.
+// ParseHandler of an exec handler's String gives its argv back.
 func (h HandlerConfig) String() string {
 	switch h.Kind {
 	case HandlerExec:
-		return HandlerExec + ":" + strings.Join(h.Command, " ")
+		return HandlerExec + ":" + quoteCommand(h.Command)
 	case HandlerHTTP:
 		return HandlerHTTP + ":" + h.URL
 	case HandlerSkillCard:

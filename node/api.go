@@ -22,6 +22,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
@@ -81,9 +82,11 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/id", a.handleID)
 	mux.HandleFunc("GET /v1/peers", a.handlePeers)
+	mux.HandleFunc("GET /v1/status", a.handleStatus)
 	mux.HandleFunc("GET /v1/listings", a.handleListings)
 	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
+	mux.HandleFunc("POST /v1/listings/test", a.handleTestListing)
 	mux.HandleFunc("GET /v1/find", a.handleFind)
 	mux.HandleFunc("GET /v1/events", a.handleEvents)
 	a.registerMarket(mux)
@@ -98,11 +101,11 @@ func startAPI(n *Node) (*apiServer, error) {
 		_ = a.srv.Serve(ln)
 	}()
 	// The token first, then the URL: a client that sees api can read the token.
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -164,6 +167,15 @@ func (a *apiServer) auth(next http.Handler) http.Handler {
 
 func (a *apiServer) handleID(w http.ResponseWriter, r *http.Request) {
 	info, err := a.n.ID(r.Context())
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+func (a *apiServer) handleStatus(w http.ResponseWriter, r *http.Request) {
+	info, err := a.n.Status(r.Context())
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -281,6 +293,9 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	if err := market.CheckHandlerEnv(h); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
+	if h, err = market.ResolveExec(h, req.Dir); err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
 	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {
 		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", ErrBadRequest, req.Capability)
 	}
@@ -293,11 +308,14 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 // ID describes this running node.
 func (n *Node) ID(ctx context.Context) (IDInfo, error) {
 	info := IDInfo{
-		PeerID:   n.Host.ID().String(),
-		Addrs:    p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
-		Network:  n.Config.Network,
-		Listings: []string{},
-		Online:   true,
+		PeerID:       n.Host.ID().String(),
+		Addrs:        p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
+		Network:      n.Config.Network,
+		Listings:     []string{},
+		Online:       true,
+		Reachability: n.net.Reachability(),
+		RelayAddrs:   n.net.RelayAddrs(),
+		HolePunch:    n.net.punches.info(),
 	}
 	offers, err := n.Market.Store().List(ctx)
 	if err != nil {
@@ -410,7 +428,10 @@ func apiError(w http.ResponseWriter, status int, msg string) {
 // OfflineID describes a repo whose daemon is not running: its configured
 // listen addresses stand in for the live ones.
 func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, error) {
-	info := IDInfo{PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{}}
+	info := IDInfo{
+		PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{},
+		Reachability: offlineReachability(repo.Config), RelayAddrs: []string{},
+	}
 	for _, a := range repo.Config.Listen {
 		info.Addrs = append(info.Addrs, a+"/p2p/"+repo.ID.String())
 	}

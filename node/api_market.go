@@ -137,6 +137,9 @@ type HireInfo struct {
 	Candidates []route.Decision `json:"candidates,omitempty"`
 	// SpendCap says which cap refused the hire, for outcome "spend_cap".
 	SpendCap *SpendCapRefusal `json:"spend_cap,omitempty"`
+	// Connection is how the job reached the seller: "direct" or "relayed"
+	// (through a circuit relay, the seller being behind NAT).
+	Connection string `json:"connection,omitempty"`
 }
 
 // VerificationDoc is the verification part of a hire result.
@@ -192,6 +195,7 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/wallet/withdraw", a.handleWithdraw)
 	mux.HandleFunc("GET /v1/wallet/address", a.handleWalletAddress)
 	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
+	mux.HandleFunc("GET /v1/wallet/history", a.handleHistory)
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
 	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
 	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)
@@ -538,6 +542,7 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 		Escrow:       EscrowDoc{State: string(res.State), Reason: res.Reason},
 		Outcome:      outcomeOf(res, err),
 		DurationMS:   res.DurationMS,
+		Connection:   res.Connection,
 		Rail:         n.Escrow.RailName(),
 	}
 	if res.Seller != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 )
 
 // Files and folders of a repo.
@@ -55,6 +56,9 @@ type Repo struct {
 	ID     peer.ID
 
 	lock *os.File
+	// lockWaited, when set, is called each time lockWaiting finds the
+	// lock held and waits: tests synchronise on it.
+	lockWaited func()
 }
 
 // Init creates a repo at dir for network: an Ed25519 identity (0600), the
@@ -156,7 +160,7 @@ func writeKey(dir string, key crypto.PrivKey) error {
 	if err != nil {
 		return fmt.Errorf("encode identity: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, keyFile), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, keyFile), raw, 0o600)
 }
 
 // Lock takes the repo's lock so that one process at a time opens its data.
@@ -201,35 +205,6 @@ func (r *Repo) DataDir() string { return filepath.Join(r.Dir, dataDir) }
 // CacheDir is the directory for caches that may be deleted at any time (the
 // compiled sandbox module).
 func (r *Repo) CacheDir() string { return filepath.Join(r.Dir, cacheDir) }
-
-// writeFileAtomic writes data to a temp file and renames it over path, so a
-// crash never leaves a half-written file.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
 
 // readSmall reads a file of at most maxAPIFileSize bytes.
 func readSmall(path string) (string, error) {

@@ -1,8 +1,8 @@
 package node
 
 import (
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/require"
@@ -30,22 +30,22 @@ func TestOfflineCommandsWaitForEachOther(t *testing.T) {
 	require.NoError(t, err)
 	first, err := OpenLocal(repo)
 	require.NoError(t, err)
+	repo2, err := Open(dir)
+	require.NoError(t, err)
+	waiting := make(chan struct{})
+	var once sync.Once
+	repo2.lockWaited = func() { once.Do(func() { close(waiting) }) }
 	done := make(chan error, 1)
 	go func() {
-		repo2, err := Open(dir)
-		if err != nil {
-			done <- err
-			return
-		}
 		second, err := OpenLocal(repo2)
 		if err == nil {
 			err = second.Close()
 		}
 		done <- err
 	}()
-	// Hold the lock while the second command starts: without waiting it
-	// would fail at once with ErrRepoLocked.
-	time.Sleep(200 * time.Millisecond)
+	// Hold the lock until the second command has found it held and waits:
+	// without waiting it would fail at once with ErrRepoLocked.
+	<-waiting
 	require.NoError(t, first.Close())
 	require.NoError(t, <-done)
 }

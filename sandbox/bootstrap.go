@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -71,7 +72,7 @@ func (s *Sandbox) bootstrapPyc(ctx context.Context, stdlib map[string]*memNode, 
 	// a source-checking loader reads.
 	pyc := append(append(append([]byte{}, magic...), make([]byte, 12)...), code...)
 	if cached != "" {
-		if err := writeFileAtomic(cached, pyc); err != nil {
+		if err := writeCached(cached, pyc); err != nil {
 			s.log.Warn("cache the compiled bootstrap", "path", cached, "err", err)
 		}
 	}
@@ -102,25 +103,11 @@ func (s *Sandbox) compileBootstrap(ctx context.Context, stdlib *memFS) ([]byte, 
 	return stdout.buf, nil
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so a concurrent reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
+// writeCached writes a cache file atomically, so a concurrent reader never
+// sees half of it, making its directory first.
+func writeCached(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, data, 0o644)
 }

@@ -467,7 +467,10 @@ func TestCallerCancelStopsJob(t *testing.T) {
 }
 
 func TestCloseIsIdempotentAndStopsJobs(t *testing.T) {
-	s, err := sandbox.New(t.Context(), sandbox.WithCacheDir(env.cacheDir), sandbox.WithPoolSize(1))
+	// One core: while the job runs, the pool cannot start the next
+	// interpreter, so an empty pool says the job has taken its interpreter
+	// and its core.
+	s, err := sandbox.New(t.Context(), sandbox.WithCacheDir(env.cacheDir), sandbox.WithPoolSize(1), sandbox.WithMaxConcurrent(1))
 	require.NoError(t, err)
 	require.NoError(t, s.WaitReady(t.Context()))
 	errc := make(chan error, 1)
@@ -475,7 +478,11 @@ func TestCloseIsIdempotentAndStopsJobs(t *testing.T) {
 		_, err := s.Run(context.Background(), sandbox.Request{Code: "while True: pass", TimeoutMS: 30000})
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	require.Eventually(t, func() bool {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+		defer cancel()
+		return s.WaitReady(ctx) != nil // the pool is empty: the job runs
+	}, 20*time.Second, time.Millisecond)
 	require.NoError(t, s.Close(t.Context()))
 	require.NoError(t, s.Close(t.Context()))
 	require.ErrorIs(t, <-errc, sandbox.ErrClosed)

@@ -11,75 +11,80 @@ import (
 	"github.com/swarmwage/swarmwage/node"
 )
 
-// openRepo opens the repo named by --repo; a missing repo is a usage error
-// whose message says how to create one.
+// envErr gives the errors of opening a repo their exit codes: a missing
+// repo or a bad config.toml is a usage error (exit 2), a repo in use or a
+// full disk and a missing daemon are failures (exit 1) whose messages say
+// what to do.
+func envErr(err error) error {
+	var nr node.NoRepoError
+	var ce *node.ConfigError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nr), errors.As(err, &ce):
+		return usageErr(err)
+	case errors.Is(err, node.ErrRepoLocked), errors.Is(err, node.ErrDiskFull), errors.Is(err, node.ErrNotOnline):
+		return exitErr(exitFailure, err)
+	}
+	return err
+}
+
+// openRepo opens the repo named by --repo.
 func openRepo(c *cli.Context) (*node.Repo, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err
 	}
 	repo, err := node.Open(dir)
-	var nr node.NoRepoError
-	var ce *node.ConfigError
-	if errors.As(err, &nr) || errors.As(err, &ce) {
-		return nil, usageErr(err)
+	return repo, envErr(err)
+}
+
+// withEnv runs fn with the node of the repo: the daemon's API when one
+// runs, else the repo opened here with access (node.Env decides).
+func withEnv(c *cli.Context, access node.Access, fn func(*node.Env) error) error {
+	dir, err := repoDir(c)
+	if err != nil {
+		return err
 	}
-	return repo, err
+	env, err := node.OpenEnv(dir, access)
+	if err != nil {
+		return envErr(err)
+	}
+	return errors.Join(fn(env), env.Close())
+}
+
+// openLocal opens the repo's database for writing, for a command that
+// checked no daemon runs; most commands use withEnv instead.
+func openLocal(c *cli.Context) (*node.Local, error) {
+	repo, err := openRepo(c)
+	if err != nil {
+		return nil, err
+	}
+	l, err := node.OpenLocal(repo)
+	return l, envErr(err)
 }
 
 // daemonClient returns a client of the daemon serving the repo, or nil when
-// none runs (the caller then works offline if it can).
+// none runs, for a command that only adds what a daemon knows.
 func daemonClient(c *cli.Context) (*node.Client, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err
 	}
-	cl, err := node.Dial(dir)
-	if errors.Is(err, node.ErrNoDaemon) {
-		return nil, nil
-	}
-	if err == nil && !node.DaemonRunning(dir) {
-		// A daemon that was killed leaves its api files behind.
-		node.RemoveStaleAPI(dir)
-		return nil, nil
-	}
-	return cl, err
+	return node.DialRunning(dir)
 }
 
 // needDaemon returns the daemon's client or an error saying to start one.
 func needDaemon(c *cli.Context) (*node.Client, error) {
-	if _, err := openRepo(c); err != nil {
-		return nil, err
-	}
-	cl, err := daemonClient(c)
+	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err
 	}
-	if cl == nil {
-		return nil, exitErr(exitFailure, errors.New("this command needs the network: start 'swarmwage daemon' first (in another terminal, or with '&')"))
-	}
-	return cl, nil
-}
-
-// openLocal opens the repo's database for an offline command that writes.
-func openLocal(c *cli.Context) (*node.Local, error) { return openLocalAs(c, node.OpenLocal) }
-
-// openLocalRead opens the repo's database for an offline command that only
-// reads: read-only, so that it works on a full disk.
-func openLocalRead(c *cli.Context) (*node.Local, error) {
-	return openLocalAs(c, node.OpenLocalReadOnly)
-}
-
-func openLocalAs(c *cli.Context, open func(*node.Repo) (*node.Local, error)) (*node.Local, error) {
-	repo, err := openRepo(c)
+	env, err := node.NeedDaemon(dir)
 	if err != nil {
-		return nil, err
+		return nil, envErr(err)
 	}
-	l, err := open(repo)
-	if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, node.ErrDiskFull) {
-		return nil, exitErr(exitFailure, err)
-	}
-	return l, err
+	return env.Client, nil
 }
 
 // signalContext is cancelled on SIGINT or SIGTERM.

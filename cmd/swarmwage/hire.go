@@ -278,7 +278,7 @@ func readInput(c *cli.Context) (json.RawMessage, error) {
 		}
 		from = file
 	default:
-		return nil, usageErrf("hire needs an input: --input FILE, --input - (stdin) or --input-json JSON")
+		return nil, usageErrf("%s needs an input: --input FILE, --input - (stdin) or --input-json JSON", commandPath(c))
 	}
 	if err != nil {
 		return nil, usageErrf("read input from %s: %v", from, err)

@@ -163,38 +163,19 @@ func jobsCancelCommand() *cli.Command {
 }
 
 // listJobs lists at most limit job summaries (0: all), newest first.
-func listJobs(c *cli.Context, role string, limit int) (node.JobsInfo, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.JobsInfo{}, err
-	}
-	if cl != nil {
-		return cl.ListJobs(c.Context, role, limit)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return node.JobsInfo{}, err
-	}
-	defer l.Close()
-	return l.Jobs(role, limit)
+func listJobs(c *cli.Context, role string, limit int) (info node.JobsInfo, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		info, err = env.Jobs(c.Context, role, limit)
+		return err
+	})
+	return info, err
 }
 
-func showJob(c *cli.Context, id string) (market.JobRecord, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return market.JobRecord{}, err
-	}
-	var job market.JobRecord
-	if cl != nil {
-		job, err = cl.Job(c.Context, id)
-	} else {
-		l, lerr := openLocalRead(c)
-		if lerr != nil {
-			return market.JobRecord{}, lerr
-		}
-		defer l.Close()
-		job, err = market.GetJob(l.DB, id)
-	}
+func showJob(c *cli.Context, id string) (job market.JobRecord, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		job, err = env.Job(c.Context, id)
+		return err
+	})
 	var ae *node.APIError
 	if errors.Is(err, market.ErrJobNotFound) || (errors.As(err, &ae) && ae.Status == 404) {
 		return job, usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,10 +54,13 @@ func runMCP(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrf("mcp takes no arguments, got %q", c.Args().First())
 	}
-	dir, err := repoDir(c)
+	// A client started with a wrong --repo must fail at once, not serve
+	// tools that all fail.
+	repo, err := openRepo(c)
 	if err != nil {
 		return err
 	}
+	dir := repo.Dir
 	limits, err := mcpLimits(c, dir)
 	if err != nil {
 		return err
@@ -131,14 +133,6 @@ func describeLimits(l mcp.Limits) string {
 		parts = append(parts, "risk tier 3 refused")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// buildVersion is the module version the binary was built from.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // nopWriteCloser keeps the transport from closing the command's stdout.

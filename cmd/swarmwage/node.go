@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,10 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/node"
@@ -24,7 +21,8 @@ const (
 	bootstrapFlag = "bootstrap"
 	apiFlag       = "api"
 
-	newIdentityFlag = "new-identity"
+	newIdentityFlag  = "new-identity"
+	relayServiceFlag = "relay-service"
 )
 
 func initCommand() *cli.Command {
@@ -151,6 +149,7 @@ func daemonCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable; overrides config)"},
 			&cli.StringFlag{Name: apiFlag, Usage: "control API host:port on loopback (port 0: any free port)"},
 			&cli.StringFlag{Name: "agent-http", Usage: "also serve the agent endpoint (listings, schemas) over plain HTTP on host:port"},
+			&cli.BoolFlag{Name: relayServiceFlag, Usage: "run a circuit relay v2 service for nodes behind NAT (config [p2p] relay_service)"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
 			jsonOutFlag(),
 		},
@@ -172,12 +171,14 @@ func runDaemon(c *cli.Context) error {
 	}
 	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
 	opts := node.Options{
-		Network:   c.String(networkFlag),
-		Listen:    c.StringSlice(listenFlag),
-		Bootstrap: c.StringSlice(bootstrapFlag),
-		API:       c.String(apiFlag),
-		AgentHTTP: c.String("agent-http"),
-		Logger:    logger,
+		Network:      c.String(networkFlag),
+		Listen:       c.StringSlice(listenFlag),
+		Bootstrap:    c.StringSlice(bootstrapFlag),
+		API:          c.String(apiFlag),
+		AgentHTTP:    c.String("agent-http"),
+		RelayService: c.Bool(relayServiceFlag),
+		Version:      buildVersion(),
+		Logger:       logger,
 	}
 	ctx, cancel := signalContext(c)
 	defer cancel()
@@ -212,7 +213,6 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
-	go reportJoin(ctx, c, n)
 	<-ctx.Done()
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
@@ -221,7 +221,7 @@ func runDaemon(c *cli.Context) error {
 func idCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "id",
-		Usage:     "show this node's peer ID, addresses, network and listings",
+		Usage:     "show this node's peer ID, addresses, network, reachability and listings",
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
@@ -233,9 +233,12 @@ func idCommand() *cli.Command {
 				return printJSON(c, info)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "peer id:  %s\nnetwork:  %s\nonline:   %v\n", info.PeerID, info.Network, info.Online)
+			fmt.Fprintf(w, "peer id:  %s\nnetwork:  %s\nonline:   %v\nreach:    %s\n", info.PeerID, info.Network, info.Online, info.Reachability)
 			for _, a := range info.Addrs {
 				fmt.Fprintf(w, "address:  %s\n", a)
+			}
+			for _, a := range info.RelayAddrs {
+				fmt.Fprintf(w, "relay:    %s\n", a)
 			}
 			for _, l := range info.Listings {
 				fmt.Fprintf(w, "selling:  %s\n", l)
@@ -247,24 +250,12 @@ func idCommand() *cli.Command {
 
 // nodeID asks the daemon, or describes the repo offline (addresses from the
 // config) when none runs.
-func nodeID(c *cli.Context) (node.IDInfo, error) {
-	repo, err := openRepo(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	if cl != nil {
-		return cl.ID(c.Context)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return node.IDInfo{}, err
-	}
-	defer l.Close()
-	return node.OfflineID(c.Context, repo, l.Store)
+func nodeID(c *cli.Context) (id node.IDInfo, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		id, err = env.ID(c.Context)
+		return err
+	})
+	return id, err
 }
 
 func peersCommand() *cli.Command {
@@ -293,34 +284,5 @@ func peersCommand() *cli.Command {
 			fmt.Fprintf(tw, "%d connected, %d in the DHT routing table\n", len(info.Peers), info.RoutingTable)
 			return tw.Flush()
 		},
-	}
-}
-
-// reportJoin tells a person at a terminal when the node has joined the
-// network's DHT, or that it has not after a while and what to check. It
-// says nothing when stderr is not a terminal.
-func reportJoin(ctx context.Context, c *cli.Context, n *node.Node) {
-	f, ok := c.App.ErrWriter.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return
-	}
-	start := time.Now()
-	warned := false
-	t := time.NewTicker(500 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if peers := n.Routing.RoutingTableSize(); peers > 0 {
-			fmt.Fprintf(f, "joined network %s: %d DHT peer(s) after %.1fs\n", n.Config.Network, peers, time.Since(start).Seconds())
-			return
-		}
-		if !warned && time.Since(start) > 20*time.Second {
-			warned = true
-			fmt.Fprintf(f, "no DHT peers yet on network %s; other nodes can bootstrap from this one, or give --bootstrap (see 'swarmwage peers')\n", n.Config.Network)
-		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -97,6 +98,7 @@ func commands() []*cli.Command {
 		initCommand(),
 		daemonCommand(),
 		idCommand(),
+		statusCommand(),
 		peersCommand(),
 		sellCommand(),
 		findCommand(),
@@ -114,6 +116,8 @@ func commands() []*cli.Command {
 		mcpCommand(),
 		demoCommand(),
 		dashboardCommand(),
+		versionCommand(),
+		completionCommand(),
 	}
 }
 
@@ -127,7 +131,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:              stderr,
 		EnableBashCompletion:   true,
 		UseShortOptionHandling: false,
-		Flags:                  []cli.Flag{repoFlagDef()},
+		Flags:                  []cli.Flag{repoFlagDef(), rootVersionFlag()},
 		Commands:               cmds,
 		Action:                 rootAction,
 		// main is the only place that exits: errors come back to run.
@@ -142,7 +146,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // printed exactly once, as "Error: <msg>" on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(reorderArgs(app, args))
+	args, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -158,4 +165,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "Error: %v\n", err)
 	return code
+}
+
+// commandPath is the command being run, as typed: "sell test".
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" {
+			names = append([]string{ctx.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }

@@ -25,6 +25,7 @@ func sellCommand() *cli.Command {
 			sellListCommand(),
 			sellRemoveCommand(),
 			sellApplyCommand(),
+			sellTestCommand(),
 		},
 	}
 }
@@ -84,12 +85,12 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 			return req, usageErr(err)
 		}
 	}
-	if _, err := escrow.ParseAmount(req.Price); err != nil {
-		return req, usageErrf("--price %q: %v", req.Price, err)
+	if price, err := escrow.ParseAmount(req.Price); err != nil || price <= 0 {
+		return req, usageErrf("--price %q: want a positive amount of credits, such as 0.05", req.Price)
 	}
 	if card == "" {
-		if _, err := market.ParseHandler(req.Handler); err != nil {
-			return req, usageErrf("--handler: %v", err)
+		if err := resolveHandler(&req); err != nil {
+			return req, err
 		}
 	}
 	for _, f := range []struct {
@@ -107,22 +108,12 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 	return req, nil
 }
 
-func addListing(c *cli.Context, req node.AddListingRequest) (node.ListingInfo, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.ListingInfo{}, err
-	}
-	if cl != nil {
-		info, err := cl.AddListing(c.Context, req)
-		return info, apiUsage(err)
-	}
-	l, err := openLocal(c)
-	if err != nil {
-		return node.ListingInfo{}, err
-	}
-	defer l.Close()
-	info, err := node.AddListingLocal(c.Context, l.Store, req)
-	return info, apiUsage(err)
+func addListing(c *cli.Context, req node.AddListingRequest) (info node.ListingInfo, err error) {
+	err = withEnv(c, node.ReadWrite, func(env *node.Env) error {
+		info, err = env.AddListing(c.Context, req)
+		return apiUsage(err)
+	})
+	return info, err
 }
 
 // apiUsage maps a 400 answer of the control API to a usage error.
@@ -165,20 +156,12 @@ func sellListCommand() *cli.Command {
 	}
 }
 
-func listings(c *cli.Context) (node.ListingsInfo, error) {
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.ListingsInfo{}, err
-	}
-	if cl != nil {
-		return cl.Listings(c.Context)
-	}
-	l, err := openLocalRead(c)
-	if err != nil {
-		return node.ListingsInfo{}, err
-	}
-	defer l.Close()
-	return node.Listings(c.Context, l.Store)
+func listings(c *cli.Context) (info node.ListingsInfo, err error) {
+	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		info, err = env.Listings(c.Context)
+		return err
+	})
+	return info, err
 }
 
 func sellRemoveCommand() *cli.Command {
@@ -208,19 +191,32 @@ func sellRemoveCommand() *cli.Command {
 }
 
 func removeListing(c *cli.Context, capID string) error {
-	cl, err := daemonClient(c)
+	return withEnv(c, node.ReadWrite, func(env *node.Env) error {
+		return env.RemoveListing(c.Context, capID)
+	})
+}
+
+// resolveHandler checks --handler and, for an exec handler, that its
+// program exists: it is sent as an absolute path (found in this shell's
+// PATH, or relative to the working directory), with the working directory,
+// where the handler will run, so a daemon started elsewhere runs the same.
+func resolveHandler(req *node.AddListingRequest) error {
+	h, err := market.ParseHandler(req.Handler)
 	if err != nil {
-		return err
+		return usageErrf("--handler: %v", err)
 	}
-	if cl != nil {
-		return cl.RemoveListing(c.Context, capID)
+	if h.Kind != market.HandlerExec {
+		return nil
 	}
-	l, err := openLocal(c)
+	wd, err := os.Getwd()
 	if err != nil {
-		return err
+		return fmt.Errorf("working directory: %w", err)
 	}
-	defer l.Close()
-	return l.Store.Delete(c.Context, capID)
+	if h, err = market.ResolveExec(h, wd); err != nil {
+		return usageErrf("--handler %s: %v", req.Handler, err)
+	}
+	req.Handler, req.Dir = h.String(), wd
+	return nil
 }
 
 // readSkillCard reads and checks a SkillCard file for 'sell add'.

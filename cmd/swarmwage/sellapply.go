@@ -1,97 +1,143 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/demo"
+	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 )
 
-// sellApplyCommand stores every [[listing]] of a seller file
-// (examples/seller.toml); see demo.SellerFile for the format.
+const (
+	diffFlag  = "diff"
+	pruneFlag = "prune"
+)
+
+// sellApplyCommand applies a seller file (examples/seller.toml): its node
+// keys to config.toml and its [[listing]] tables to the listings; see
+// demo.SellerFile for the format.
 func sellApplyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "apply",
-		Usage:     "list everything a seller file sells (examples/seller.toml); run it while no daemon runs",
+		Usage:     "apply a seller file (examples/seller.toml): its node keys to config.toml, its listings to what this node sells; run it while no daemon runs",
 		ArgsUsage: "FILE",
 		Description: `Reads a seller file: the keys of config.toml plus [[listing]] tables
-(capability, price, handler or skillcard). Every listing is checked before any
-is stored; listings of the same capabilities are replaced. The node keys are
-compared with the repo's config.toml and differences are reported: the repo's
-config is what the daemon uses. The daemon announces the listings when it
-starts. Exit codes: 0 ok, 1 failure, 2 bad file or a daemon is running.`,
-		Flags: []cli.Flag{jsonOutFlag()},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErrf("sell apply needs exactly one seller file, as: sell apply examples/seller.toml")
-			}
-			sf, params, err := demo.LoadSellerFile(c.Args().First())
-			if err != nil {
-				return usageErr(err)
-			}
-			repo, err := openRepo(c)
-			if err != nil {
-				return err
-			}
-			if node.DaemonRunning(repo.Dir) {
-				return usageErrf("a daemon runs on %s: stop it, run 'sell apply' again, then start it (it announces the listings when it starts)", repo.Dir)
-			}
-			l, err := openLocal(c)
-			if err != nil {
-				return err
-			}
-			offers, err := demo.ApplyListings(c.Context, l.Store, params)
-			err = errors.Join(err, l.Close())
-			if err != nil {
-				return apiUsage(err)
-			}
-			res := node.ListingsInfo{Listings: []node.ListingInfo{}}
-			for _, o := range offers {
-				res.Listings = append(res.Listings, node.ListingInfo{
-					Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String(),
-					Handler: o.Handler.String(), SkillCardHash: o.Signed.Listing.SkillCardHash,
-				})
-			}
-			notes := configNotes(sf.Config, repo.Config)
-			if c.Bool(jsonFlag) {
-				return printJSON(c, struct {
-					node.ListingsInfo
-					ConfigNotes []string `json:"config_notes"`
-				}{res, notes})
-			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "CAPABILITY\tPRICE\tHANDLER\n")
-			for _, li := range res.Listings {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", li.Capability, li.Price, li.Handler)
-			}
-			tw.Flush()
-			for _, n := range notes {
-				fmt.Fprintf(c.App.ErrWriter, "note: %s\n", n)
-			}
-			fmt.Fprintf(c.App.Writer, "%d listing(s) stored; start 'swarmwage daemon' to announce them\n", len(res.Listings))
-			return nil
+(capability, price, handler or skillcard). Everything is checked before anything
+changes. The node keys the file sets are written to the repo's config.toml
+(atomically; keys it leaves out keep their values), and every listing is stored,
+replacing the listing of the same capability. Listings the file does not have
+are kept, or removed with --prune. --diff shows what would change and changes
+nothing. The daemon announces the listings when it starts.
+Exit codes: 0 ok, 1 failure, 2 bad file or a daemon is running.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: diffFlag, Usage: "show what would change in config.toml and the listings; change nothing"},
+			&cli.BoolFlag{Name: pruneFlag, Usage: "also remove the listings the file does not have"},
+			jsonOutFlag(),
 		},
+		Action: runSellApply,
 	}
 }
 
-// configNotes names the node keys where the seller file and the repo's
-// config differ.
-func configNotes(file, repo node.Config) []string {
-	notes := []string{}
-	diff := func(key string, same bool, fileVal, repoVal any) {
-		if !same {
-			notes = append(notes, fmt.Sprintf("%s: the seller file says %v, the repo's config.toml has %v; the repo's config is used (edit it to change)", key, fileVal, repoVal))
+// sellApplyResult is what 'sell apply --json' prints.
+type sellApplyResult struct {
+	// Listings are the listings stored (none with --diff).
+	Listings []node.ListingInfo `json:"listings"`
+	// Changes says what happens to each listing.
+	Changes       []demo.ListingChange `json:"changes"`
+	ConfigChanges []node.ConfigChange  `json:"config_changes"`
+	// ConfigNotes are ConfigChanges as sentences.
+	ConfigNotes []string `json:"config_notes"`
+	// Applied is false with --diff.
+	Applied bool `json:"applied"`
+}
+
+func runSellApply(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrf("sell apply needs exactly one seller file, as: sell apply examples/seller.toml")
+	}
+	sf, params, err := demo.LoadSellerFile(c.Args().First())
+	if err != nil {
+		return usageErr(err)
+	}
+	access := node.ReadWrite
+	if c.Bool(diffFlag) {
+		access = node.ReadOnly
+	}
+	var res sellApplyResult
+	err = withEnv(c, access, func(env *node.Env) error {
+		if env.Online() {
+			return usageErrf("a daemon runs on %s: stop it, run 'sell apply' again, then start it (it reads config.toml and announces the listings when it starts)", env.Repo.Dir)
+		}
+		res, err = applySellerFile(c, env.Local(), sf, params)
+		return apiUsage(err)
+	})
+	if err != nil {
+		return err
+	}
+	if c.Bool(jsonFlag) {
+		return printJSON(c, res)
+	}
+	printSellApply(c, res)
+	return nil
+}
+
+func applySellerFile(c *cli.Context, l *node.Local, sf demo.SellerFile, params []market.ListingParams) (sellApplyResult, error) {
+	plan, err := demo.PlanApply(c.Context, l.Store, sf, params, l.Repo.Config, c.Bool(pruneFlag))
+	if err != nil {
+		return sellApplyResult{}, usageErr(err)
+	}
+	res := sellApplyResult{Listings: []node.ListingInfo{}, Changes: plan.Listings, ConfigChanges: plan.ConfigChanges, ConfigNotes: []string{}}
+	for _, ch := range plan.ConfigChanges {
+		res.ConfigNotes = append(res.ConfigNotes, ch.String())
+	}
+	if c.Bool(diffFlag) {
+		return res, nil
+	}
+	offers, err := plan.Apply(c.Context, l.Store, l.Repo)
+	if err != nil {
+		return res, err
+	}
+	for _, o := range offers {
+		res.Listings = append(res.Listings, node.ListingInfo{
+			Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String(),
+			Handler: o.Handler.String(), SkillCardHash: o.Signed.Listing.SkillCardHash,
+		})
+	}
+	res.Applied = true
+	return res, nil
+}
+
+func printSellApply(c *cli.Context, res sellApplyResult) {
+	w := c.App.Writer
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "CAPABILITY\tCHANGE\tPRICE\tHANDLER\n")
+	counts := map[string]int{}
+	for _, ch := range res.Changes {
+		counts[ch.Action]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ch.Capability, ch.Action, ch.Price, ch.Handler)
+		if ch.Was != "" {
+			fmt.Fprintf(tw, "\twas\t%s\t\n", ch.Was)
 		}
 	}
-	diff("network", file.Network == repo.Network, file.Network, repo.Network)
-	diff("listen", slices.Equal(file.Listen, repo.Listen), file.Listen, repo.Listen)
-	diff("bootstrap", slices.Equal(file.Bootstrap, repo.Bootstrap), file.Bootstrap, repo.Bootstrap)
-	diff("api", file.API == repo.API, file.API, repo.API)
-	diff("market", file.Market == repo.Market, file.Market, repo.Market)
-	return notes
+	tw.Flush()
+	verb := "written to"
+	if !res.Applied {
+		verb = "would be written to"
+	}
+	for _, n := range res.ConfigNotes {
+		fmt.Fprintf(w, "config.toml: %s (%s config.toml)\n", n, verb)
+	}
+	if counts[demo.ListingKeep] > 0 {
+		fmt.Fprintf(w, "%d listing(s) not in the file are kept; --prune removes them\n", counts[demo.ListingKeep])
+	}
+	summary := fmt.Sprintf("%d added, %d updated, %d unchanged, %d removed; %d config key(s)",
+		counts[demo.ListingAdd], counts[demo.ListingUpdate], counts[demo.ListingUnchanged], counts[demo.ListingRemove], len(res.ConfigChanges))
+	if !res.Applied {
+		fmt.Fprintf(w, "would apply: %s (--diff: nothing changed)\n", summary)
+		return
+	}
+	fmt.Fprintf(w, "applied: %s; start 'swarmwage daemon' to announce the listings\n", summary)
 }

@@ -176,7 +176,7 @@ func walletWithdrawCommand() *cli.Command {
 				return usageErr(node.ErrNoRailAddress)
 			}
 			var res node.WithdrawInfo
-			err = withWallet(c, func(w wallet) error {
+			err = withWallet(c, func(w *node.Env) error {
 				var err error
 				res, err = w.Withdraw(c.Context)
 				return err

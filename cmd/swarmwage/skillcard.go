@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/skillcard"
 )
 
@@ -263,31 +264,8 @@ func saveCard(src, dir string) (saveResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return saveResult{}, fmt.Errorf("create %s: %w", dir, err)
 	}
-	if err := writeFileAtomic(dst, data); err != nil {
+	if err := atomicfile.Write(dst, data, 0o644); err != nil {
 		return saveResult{}, err
 	}
 	return res, nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a reader
-// never sees half a card.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".skillcard-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		return errors.Join(fmt.Errorf("save %s: %w", path, err), tmp.Close())
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
 }

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
+	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
-	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -23,196 +20,16 @@ const (
 	memoFlag        = "memo"
 )
 
-// wallet is what the wallet and escrow commands need from the node: the
-// daemon's control API when a daemon runs, else the repo's database opened
-// offline.
-type wallet interface {
-	Network(ctx context.Context) (string, error)
-	Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error)
-	Balance(ctx context.Context) (escrow.Balance, error)
-	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
-	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
-	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
-	// Wallet is the balance with the rail and, on evm, the chain's figures.
-	Wallet(ctx context.Context) (node.WalletInfo, error)
-	// Withdraw pays out to the node's address (evm).
-	Withdraw(ctx context.Context) (node.WithdrawInfo, error)
-	Close() error
+// withWallet runs fn with the node's wallet: the daemon's when one runs,
+// else the repo's (node.Env decides).
+func withWallet(c *cli.Context, fn func(w *node.Env) error) error {
+	return withEnv(c, node.ReadWrite, fn)
 }
 
-// walletAPI is what the control-API client (node.Client) offers for these
-// commands. As soon as node.Client has these methods, the commands use the
-// daemon when one runs; until then they say how to run them offline.
-type walletAPI interface {
-	Balance(ctx context.Context) (escrow.Balance, error)
-	Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error)
-	EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error)
-	EscrowGet(ctx context.Context, jobID string) (escrow.Record, error)
-	Evidence(ctx context.Context, jobID string) (escrow.Receipt, error)
-	Wallet(ctx context.Context) (node.WalletInfo, error)
-	Withdraw(ctx context.Context) (node.WithdrawInfo, error)
-}
-
-// openWallet returns the daemon's wallet if one runs on the repo, else the
-// repo opened offline, read-only when readOnly (it then works on a full
-// disk).
-func openWallet(c *cli.Context, readOnly bool) (wallet, error) {
-	if _, err := openRepo(c); err != nil {
-		return nil, err
-	}
-	cl, err := daemonClient(c)
-	if err != nil {
-		return nil, err
-	}
-	if cl != nil {
-		api, ok := any(cl).(walletAPI)
-		if !ok {
-			return nil, exitErr(exitFailure, errors.New("a daemon runs on this repo and its control API has no wallet routes yet: stop the daemon to use this command offline"))
-		}
-		return &daemonWallet{cl: cl, api: api}, nil
-	}
-	open := openLocal
-	if readOnly {
-		open = openLocalRead
-	}
-	l, err := open(c)
-	if err != nil {
-		return nil, err
-	}
-	// Offline the escrow's log lines would only clutter the command's output.
-	eopts := []escrow.Option{escrow.WithLogger(slog.New(slog.DiscardHandler))}
-	settler, err := openSettler(l.Repo)
-	if err != nil {
-		return nil, errors.Join(usageErr(err), l.Close())
-	}
-	if settler != nil {
-		eopts = append(eopts, escrow.WithRail(settler))
-	}
-	esc, err := escrow.New(l.DB, l.Repo.Key, eopts...)
-	if errors.Is(err, badger.ErrReadOnlyTxn) {
-		// The escrow was never opened here: it must write its schema first.
-		if settler != nil {
-			settler.Close()
-		}
-		if err := l.Close(); err != nil {
-			return nil, err
-		}
-		return openWallet(c, false)
-	}
-	if err != nil {
-		return nil, errors.Join(err, l.Close())
-	}
-	if settler != nil {
-		settler.Attach(esc)
-	}
-	return &localWallet{l: l, esc: esc, settler: settler}, nil
-}
-
-// localWallet is the repo opened without the network. Its timers do not
-// run: a daemon settles what falls due.
-type localWallet struct {
-	l       *node.Local
-	esc     *escrow.Escrow
-	settler *evm.Settler // nil on credits
-}
-
-func (w *localWallet) Network(context.Context) (string, error) { return w.l.Repo.Config.Network, nil }
-
-func (w *localWallet) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
-	if w.settler != nil {
-		return node.DepositEVM(ctx, w.esc, w.settler, amount)
-	}
-	if err := w.esc.Deposit(ctx, amount, memo); err != nil {
-		return escrow.Balance{}, err
-	}
-	return w.esc.Balance(ctx)
-}
-
-func (w *localWallet) Balance(ctx context.Context) (escrow.Balance, error) { return w.esc.Balance(ctx) }
-
-func (w *localWallet) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
-	return w.esc.List(ctx, f)
-}
-
-func (w *localWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
-	return w.esc.Get(ctx, jobID)
-}
-
-func (w *localWallet) Evidence(ctx context.Context, jobID string) (escrow.Receipt, error) {
-	return w.esc.Evidence(ctx, jobID)
-}
-
-func (w *localWallet) Wallet(ctx context.Context) (node.WalletInfo, error) {
-	return node.Wallet(ctx, w.esc, w.settler)
-}
-
-func (w *localWallet) Withdraw(ctx context.Context) (node.WithdrawInfo, error) {
-	return node.WithdrawEVM(ctx, w.settler)
-}
-
-func (w *localWallet) Close() error {
-	var err error
-	if w.settler != nil {
-		err = w.settler.Close()
-	}
-	return errors.Join(err, w.esc.Close(), w.l.Close())
-}
-
-// daemonWallet goes through the daemon's control API.
-type daemonWallet struct {
-	cl  *node.Client
-	api walletAPI
-}
-
-func (w *daemonWallet) Network(ctx context.Context) (string, error) {
-	id, err := w.cl.ID(ctx)
-	if err != nil {
-		return "", err
-	}
-	return id.Network, nil
-}
-
-func (w *daemonWallet) Deposit(ctx context.Context, amount int64, memo string) (escrow.Balance, error) {
-	return w.api.Deposit(ctx, amount, memo)
-}
-
-func (w *daemonWallet) Balance(ctx context.Context) (escrow.Balance, error) {
-	return w.api.Balance(ctx)
-}
-
-func (w *daemonWallet) EscrowList(ctx context.Context, f escrow.Filter) ([]escrow.Record, error) {
-	return w.api.EscrowList(ctx, f)
-}
-
-func (w *daemonWallet) EscrowGet(ctx context.Context, jobID string) (escrow.Record, error) {
-	return w.api.EscrowGet(ctx, jobID)
-}
-
-func (w *daemonWallet) Evidence(ctx context.Context, jobID string) (escrow.Receipt, error) {
-	return w.api.Evidence(ctx, jobID)
-}
-
-func (w *daemonWallet) Wallet(ctx context.Context) (node.WalletInfo, error) { return w.api.Wallet(ctx) }
-
-func (w *daemonWallet) Withdraw(ctx context.Context) (node.WithdrawInfo, error) {
-	return w.api.Withdraw(ctx)
-}
-
-func (w *daemonWallet) Close() error { return nil }
-
-// withWallet opens the wallet, runs fn and closes it.
-func withWallet(c *cli.Context, fn func(w wallet) error) error { return useWallet(c, false, fn) }
-
-// withWalletRead is withWallet for commands that only read.
-func withWalletRead(c *cli.Context, fn func(w wallet) error) error { return useWallet(c, true, fn) }
-
-func useWallet(c *cli.Context, readOnly bool, fn func(w wallet) error) error {
-	w, err := openWallet(c, readOnly)
-	if err != nil {
-		return err
-	}
-	err = fn(w)
-	return errors.Join(err, w.Close())
+// withWalletRead is withWallet for commands that only read: offline the
+// repo is opened read-only, so they work on a full disk.
+func withWalletRead(c *cli.Context, fn func(w *node.Env) error) error {
+	return withEnv(c, node.ReadOnly, fn)
 }
 
 func walletCommand() *cli.Command {
@@ -222,8 +39,7 @@ func walletCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
-			walletAddressCommand(),
-			walletWithdrawCommand(),
+			walletHistoryCommand(),
 		},
 	}
 }
@@ -238,7 +54,7 @@ func walletBalanceCommand() *cli.Command {
 			if c.NArg() != 0 {
 				return usageErrf("wallet balance takes no arguments")
 			}
-			return withWalletRead(c, func(w wallet) error {
+			return withWalletRead(c, func(w *node.Env) error {
 				b, err := w.Wallet(c.Context)
 				if err != nil {
 					return err
@@ -299,15 +115,16 @@ func walletDepositCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrf("wallet deposit needs exactly one amount in credits, as: wallet deposit 10")
 			}
-			amount, err := escrow.ParseAmount(c.Args().First())
+			arg := c.Args().First()
+			amount, err := escrow.ParseAmount(arg)
+			if strings.HasPrefix(arg, "-") || err == nil && amount <= 0 {
+				return usageErrf("wallet deposit %s: the amount must be positive, as: wallet deposit 10", arg)
+			}
 			if err != nil {
 				return usageErr(err)
 			}
-			if amount <= 0 {
-				return usageErrf("deposit %s: the amount must be more than 0", c.Args().First())
-			}
 			onEVM := isEVM(c)
-			return withWallet(c, func(w wallet) error {
+			return withWallet(c, func(w *node.Env) error {
 				network, err := w.Network(c.Context)
 				if err != nil {
 					return err
@@ -374,7 +191,7 @@ func escrowListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withWalletRead(c, func(w wallet) error {
+			return withWalletRead(c, func(w *node.Env) error {
 				recs, err := w.EscrowList(c.Context, f)
 				if err != nil {
 					return err
@@ -443,7 +260,7 @@ func escrowShowCommand() *cli.Command {
 				return usageErrf("escrow show needs exactly one job ID, as: escrow show JOB_ID (see 'escrow list')")
 			}
 			id := c.Args().First()
-			return withWalletRead(c, func(w wallet) error {
+			return withWalletRead(c, func(w *node.Env) error {
 				r, err := w.EscrowGet(c.Context, id)
 				if errors.Is(err, escrow.ErrNotFound) {
 					return exitErr(exitFailure, fmt.Errorf("no escrow for job %q on this node (see 'swarmwage escrow list')", id))
@@ -515,7 +332,7 @@ func escrowEvidenceCommand() *cli.Command {
 				return usageErrf("escrow evidence needs exactly one job ID, as: escrow evidence JOB_ID > evidence.json")
 			}
 			id := c.Args().First()
-			return withWallet(c, func(w wallet) error {
+			return withWallet(c, func(w *node.Env) error {
 				rc, err := w.Evidence(c.Context, id)
 				var ae *node.APIError
 				if errors.Is(err, escrow.ErrNotFound) || errors.As(err, &ae) && ae.Status == http.StatusNotFound {
@@ -554,6 +371,10 @@ func escrowRefundCommand() *cli.Command {
 				return err
 			}
 			rec, err := cl.EscrowRefund(c.Context, c.Args().First(), c.String("reason"))
+			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+				return usageErrf("no bought job %q on this node (see 'swarmwage escrow list --role buyer')", c.Args().First())
+			}
 			if err != nil {
 				return apiUsage(err)
 			}

@@ -65,8 +65,8 @@ func TestWalletDepositRejects(t *testing.T) {
 	}{
 		{"no amount", []string{"wallet", "deposit"}, exitUsage, "exactly one amount"},
 		{"negative", []string{"wallet", "deposit", "-1"}, exitUsage, "-1"},
-		{"negative after --", []string{"wallet", "deposit", "--", "-1"}, exitUsage, "parse amount"},
-		{"zero", []string{"wallet", "deposit", "0"}, exitUsage, "more than 0"},
+		{"negative after --", []string{"wallet", "deposit", "--", "-1"}, exitUsage, "the amount must be positive"},
+		{"zero", []string{"wallet", "deposit", "0"}, exitUsage, "the amount must be positive"},
 		{"too many decimals", []string{"wallet", "deposit", "0.0000001"}, exitUsage, "decimals"},
 		{"exponent", []string{"wallet", "deposit", "1e3"}, exitUsage, "parse amount"},
 		{"no subcommand", []string{"wallet"}, exitUsage, "balance, deposit"},

@@ -1,0 +1,45 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestWriteReplacesWithModeAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	require.NoError(t, Write(path, []byte("new"), 0o600))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left")
+
+	require.NoError(t, Write(path, []byte("public"), 0o644))
+	fi, err = os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+}
+
+func TestWriteFailureLeavesTheOldFile(t *testing.T) {
+	require.Error(t, Write(filepath.Join(t.TempDir(), "missing", "f"), []byte("x"), 0o600))
+
+	// The target is a directory: the rename fails, and the temp file goes.
+	dir := t.TempDir()
+	target := filepath.Join(dir, "d")
+	require.NoError(t, os.Mkdir(target, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(target, "keep"), []byte("x"), 0o600))
+	err := Write(target, []byte("x"), 0o600)
+	require.ErrorContains(t, err, "write "+target)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the directory, no temporary file")
+}

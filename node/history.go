@@ -1,0 +1,42 @@
+package node
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/swarmwage/swarmwage/escrow"
+)
+
+// GET /v1/wallet/history?since=RFC3339: what the node spent and earned
+// since then, per day (the daemon's local calendar days) and per
+// capability ('swarmwage wallet history').
+
+func (a *apiServer) handleHistory(w http.ResponseWriter, r *http.Request) {
+	var since time.Time
+	if s := r.URL.Query().Get("since"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "since: want an RFC 3339 time: "+err.Error())
+			return
+		}
+		since = t
+	}
+	h, err := a.n.Escrow.History(r.Context(), since, time.Local)
+	if err != nil {
+		apiError(w, statusOf(err), err.Error())
+		return
+	}
+	apiJSON(w, h)
+}
+
+// History is the daemon's escrow history since since (zero: all of it).
+func (c *Client) History(ctx context.Context, since time.Time) (escrow.History, error) {
+	var out escrow.History
+	path := "/v1/wallet/history"
+	if !since.IsZero() {
+		path += "?" + url.Values{"since": {since.UTC().Format(time.RFC3339Nano)}}.Encode()
+	}
+	return out, c.do(ctx, http.MethodGet, path, nil, &out)
+}
