@@ -40,6 +40,8 @@ func walletCommand() *cli.Command {
 			walletBalanceCommand(),
 			walletDepositCommand(),
 			walletHistoryCommand(),
+			walletAddressCommand(),
+			walletWithdrawCommand(),
 		},
 	}
 }
