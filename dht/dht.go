@@ -147,7 +147,8 @@ type Routing struct {
 
 	mu        sync.Mutex
 	closed    bool
-	announced map[string]bool // capability ID -> provided successfully at least once this round
+	announced map[string]bool      // capability ID -> provided successfully at least once this round
+	provided  map[string]time.Time // capability ID -> when it was last provided successfully
 	cache     map[string]*cacheEntry
 	kick      chan struct{}
 
@@ -212,6 +213,7 @@ func New(h host.Host, network string, opts ...Option) (_ *Routing, err error) {
 		ctx:       ctx,
 		cancel:    cancel,
 		announced: make(map[string]bool),
+		provided:  make(map[string]time.Time),
 		cache:     make(map[string]*cacheEntry),
 		kick:      make(chan struct{}, 1),
 	}, nil

@@ -30,7 +30,12 @@ type config struct {
 
 func defaultConfig(network string) config {
 	cfg := config{
-		mode:              kaddht.ModeServer,
+		// A private network may run on private addresses, where AutoNAT
+		// never decides: a server then, so that small networks form at
+		// all. A node that AutoNAT finds behind NAT (or whose config says
+		// so) becomes a client, so that others' queries do not wait on a
+		// server they cannot dial.
+		mode:              kaddht.ModeAutoServer,
 		provideValidity:   PrivateProvideValidity,
 		reprovideInterval: PrivateReprovideInterval,
 		cacheRefresh:      DefaultCacheRefresh,

@@ -31,7 +31,16 @@ func (r *Routing) Announce(ctx context.Context, capID string) error {
 func (r *Routing) Withdraw(capID string) {
 	r.mu.Lock()
 	delete(r.announced, capID)
+	delete(r.provided, capID)
 	r.mu.Unlock()
+}
+
+// LastProvided is when capID's provider records were last stored in the
+// DHT; zero while they never were.
+func (r *Routing) LastProvided(capID string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.provided[capID]
 }
 
 // Announced returns the capabilities this node announces, sorted.
@@ -102,6 +111,7 @@ func (r *Routing) provideRound(all bool) int {
 		r.mu.Lock()
 		if _, ok := r.announced[id]; ok {
 			r.announced[id] = true
+			r.provided[id] = r.cfg.now()
 		}
 		r.mu.Unlock()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,6 +28,9 @@ type LockParams struct {
 	// SpendCaps are checked and counted in the lock's transaction
 	// (spendcap.go).
 	SpendCaps []SpendCap
+	// SellerAddress is the seller's payout address on the escrow's rail,
+	// from its signed listing. Required on a rail, ignored on credits.
+	SellerAddress string
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -53,6 +57,20 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 	l, err := e.newLock(p, now)
 	if err != nil {
 		return nil, fmt.Errorf("lock job %s: %w", truncate(p.JobID), err)
+	}
+	if e.cfg.rail != nil {
+		stored, err := e.storedLock(ctx, l)
+		if stored != nil || err != nil {
+			return stored, err
+		}
+		release, err := e.prepareRailLock(ctx, l, p.SellerAddress)
+		if err != nil {
+			return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
+		}
+		defer release() // after the lock is stored (or not): it counts from Badger then
+	}
+	if err := l.sign(e.key); err != nil {
+		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
 	}
 	var out *Lock
 	err = e.update(ctx, func(txn *tx) error {
@@ -89,8 +107,12 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
 			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
 			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline,
+			Rail: l.Rail, RailCounterparty: l.SellerAddress, NotBefore: l.NotBefore,
 		}
 		if err := saveBalance(txn, b); err != nil {
+			return err
+		}
+		if err := e.putRailRef(txn, RoleBuyer, l); err != nil {
 			return err
 		}
 		if err := putPayload(txn, RoleBuyer, l.JobID, PayloadInput, p.Input, l.InputHash); err != nil {
@@ -142,10 +164,87 @@ func (e *Escrow) newLock(p LockParams, now time.Time) (*Lock, error) {
 		Buyer: e.self, Seller: p.Seller, Amount: p.Amount,
 		Deadline: deadline, Window: window, CreatedAt: msgTime(now), InputHash: HashHex(p.Input),
 	}
-	if err := l.sign(e.key); err != nil {
+	return l, nil
+}
+
+// storedLock returns the stored lock of a job this node locked before with
+// l's terms (a repeated Lock), nil if there is none, and ErrJobIDReused if
+// one with other terms exists. On a rail it runs before the rail is asked
+// for anything, so a repeated lock never moves money on the rail again.
+func (e *Escrow) storedLock(ctx context.Context, l *Lock) (*Lock, error) {
+	var out *Lock
+	err := e.view(ctx, func(txn *tx) error {
+		if _, err := loadRecord(txn, RoleBuyer, l.JobID); err != nil {
+			return err
+		}
+		stored, err := loadLock(txn, l.JobID, RoleBuyer)
+		if err != nil {
+			return err
+		}
+		core := *stored
+		core.Rail, core.BuyerAddress, core.SellerAddress = "", "", ""
+		if !core.sameTerms(l) {
+			return fmt.Errorf("%w: a lock with other terms exists", ErrJobIDReused)
+		}
+		out = stored
+		return nil
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
+	}
+	return out, nil
+}
+
+// prepareRailLock fills l's rail fields and has the rail make the amount
+// available to the seller and sign its own lock. It checks the ledger
+// first, so a lock the ledger refuses costs nothing on the rail. release
+// ends the reservation of the amount (reserveRail).
+func (e *Escrow) prepareRailLock(ctx context.Context, l *Lock, sellerAddr string) (release func(), err error) {
+	r := e.cfg.rail
+	if sellerAddr == "" {
+		return nil, fmt.Errorf("%w: the seller has no payout address on rail %s (its listing settles elsewhere)", ErrInvalidMessage, r.Name())
+	}
+	addr, err := r.CheckAddress(sellerAddr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: seller address: %v", ErrInvalidMessage, err)
+	}
+	b, err := e.Balance(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	if b.Available < l.Amount {
+		return nil, fmt.Errorf("%w: %s available, %s needed", ErrInsufficientFunds, FormatAmount(b.Available), FormatAmount(l.Amount))
+	}
+	l.Rail, l.BuyerAddress, l.SellerAddress = r.Name(), r.Address(), addr
+	// The seller may claim once the buyer's own timers had their turn.
+	l.NotBefore = msgTime(l.Deadline.Add(l.Window).Add(e.cfg.settleGrace))
+	open, release, err := e.reserveRail(ctx, RoleBuyer, addr, l.Amount)
+	if err != nil {
+		return nil, err
+	}
+	proof, err := r.PrepareLock(ctx, termsOf(l), open)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if err := checkRailProof(proof, true); err != nil {
+		release()
+		return nil, fmt.Errorf("rail %s signed a bad lock: %w", r.Name(), err)
+	}
+	l.RailProof = proof
+	return release, nil
+}
+
+// putRailRef indexes a rail job by the rail's reference, so the rail's
+// outcomes find it (FindRailJob).
+func (e *Escrow) putRailRef(txn *tx, role Role, l *Lock) error {
+	if l.Rail == "" || e.cfg.rail == nil {
+		return nil
+	}
+	return txn.set(railRefKey(e.cfg.rail.JobRef(l.JobID), role), []byte(l.JobID))
 }
 
 // RecordDelivery records the seller's signed delivery of a job this node
@@ -255,11 +354,16 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	if err := checkSettleText(reason, checks); err != nil {
 		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
 	}
+	rl, err := e.railRelease(ctx, jobID, decision)
+	if err != nil {
+		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
+	}
 	now := e.now()
 	var out *Settle
+	var terms *LockTerms
 	changed := false
-	err := e.update(ctx, func(txn *tx) error {
-		out, changed = nil, false
+	err = e.update(ctx, func(txn *tx) error {
+		out, changed, terms = nil, false, nil
 		prev, err := loadRecord(txn, RoleBuyer, jobID)
 		if errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
@@ -292,20 +396,37 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 		if b.Held < prev.Amount {
 			return fmt.Errorf("%w: held %s is less than the job's %s", ErrInvariant, FormatAmount(b.Held), FormatAmount(prev.Amount))
 		}
-		b.Held -= prev.Amount
-		if decision == DecisionRelease {
-			b.Paid += prev.Amount
-		} else {
-			b.Available += prev.Amount
-		}
 		s := &Settle{
 			JobID: jobID, Decision: decision, Amount: prev.Amount, Reason: reason,
-			FailedChecks: checks, Buyer: e.self, At: msgTime(now),
+			FailedChecks: checks, Buyer: e.self, At: msgTime(now), Rail: prev.Rail,
+		}
+		rec := *prev
+		switch {
+		case decision == DecisionRelease:
+			if prev.Rail != "" && (rl == nil || rl.jobID != jobID) {
+				return fmt.Errorf("%w: no signed release of rail %s for the job", ErrBadState, prev.Rail)
+			}
+			if rl != nil {
+				s.RailProof = rl.proof
+			}
+			b.Held -= prev.Amount
+			b.Paid += prev.Amount
+		case prev.Rail != "":
+			// The amount stays held until the rail confirms the refund:
+			// until then the seller could still be paid on the rail.
+			rec.RefundPending = true
+			t, err := lockTerms(txn, jobID, RoleBuyer)
+			if err != nil {
+				return err
+			}
+			terms = t
+		default:
+			b.Held -= prev.Amount
+			b.Available += prev.Amount
 		}
 		if err := s.sign(e.key); err != nil {
 			return err
 		}
-		rec := *prev
 		rec.State = final
 		rec.UpdatedAt = now
 		rec.SettledAt = now
@@ -325,9 +446,65 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	}
 	if changed {
 		e.log.Debug("settled", "job", jobID, "role", RoleBuyer, "decision", decision, "reason", reason)
+		if terms != nil && e.cfg.rail != nil {
+			e.cfg.rail.Refund(*terms)
+		}
 		e.notify(ctx, RoleBuyer, jobID)
 	}
 	return out, nil
+}
+
+// railSigned is a rail's signed release of a job, made before the
+// transaction that records the release.
+type railSigned struct {
+	jobID string
+	proof json.RawMessage
+}
+
+// railRelease signs the rail's release of a buyer's rail job about to be
+// released; nil for credits jobs and refunds. A release signed for a job
+// the transaction then finds settled is never sent.
+func (e *Escrow) railRelease(ctx context.Context, jobID, decision string) (*railSigned, error) {
+	if decision != DecisionRelease {
+		return nil, nil
+	}
+	var l *Lock
+	err := e.view(ctx, func(txn *tx) error {
+		r, err := loadRecord(txn, RoleBuyer, jobID)
+		if err != nil || r.Rail == "" || r.State.Final() {
+			return err
+		}
+		l, err = loadLock(txn, jobID, RoleBuyer)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil // the transaction reports it
+	}
+	if err != nil || l == nil {
+		return nil, err
+	}
+	r := e.cfg.rail
+	if r == nil || r.Name() != l.Rail {
+		return nil, fmt.Errorf("%w: the job was locked on rail %s, this node settles on %s", ErrBadState, l.Rail, e.RailName())
+	}
+	proof, err := r.Release(ctx, termsOf(l), l.RailProof)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRailProof(proof, true); err != nil {
+		return nil, fmt.Errorf("rail %s signed a bad release: %w", r.Name(), err)
+	}
+	return &railSigned{jobID: jobID, proof: proof}, nil
+}
+
+// lockTerms reads the rail terms of a job's stored lock.
+func lockTerms(txn *tx, jobID string, role Role) (*LockTerms, error) {
+	l, err := loadLock(txn, jobID, role)
+	if err != nil {
+		return nil, err
+	}
+	t := termsOf(l)
+	return &t, nil
 }
 
 // Accept records that a delivered job's output passed this node's

@@ -45,4 +45,13 @@ var (
 	ErrInvariant = errors.New("ledger invariant violated")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("escrow closed")
+	// ErrNotCovered is returned when the settlement rail does not cover a
+	// lock: the buyer's money on the rail (on evm: its line for the seller,
+	// at the confirmation depth) is short.
+	ErrNotCovered = errors.New("not covered on the settlement rail")
+	// ErrRailUnavailable is returned when the settlement rail cannot be
+	// reached or cannot act now (on evm: the chain is down, reorganized
+	// within the confirmation depth, or the node has no gas money).
+	// Nothing was locked or paid; try again when it is back.
+	ErrRailUnavailable = errors.New("settlement rail unavailable")
 )

@@ -49,8 +49,14 @@ type Escrow struct {
 	log  *slog.Logger
 
 	commit  committer
-	closeMu sync.RWMutex // held shared by changes in flight, exclusive by Close
-	closed  atomic.Bool
+	closeMu sync.RWMutex
+
+	// railMu guards railReserved: amounts being locked on the rail, per
+	// role and counterparty (reserveRail).
+	railMu       sync.Mutex
+	railReserved map[string]int64
+	// held shared by changes in flight, exclusive by Close
+	closed atomic.Bool
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -89,6 +95,7 @@ func New(db *badger.DB, key crypto.PrivKey, opts ...Option) (*Escrow, error) {
 		db: db, key: key, self: self, cfg: cfg,
 		log: cfg.logger.With("subsystem", ServiceName),
 		ctx: ctx, cancel: cancel,
+		railReserved: make(map[string]int64),
 	}
 	if err := e.checkSchema(); err != nil {
 		cancel()
@@ -205,7 +212,7 @@ func (e *Escrow) Balance(ctx context.Context) (Balance, error) {
 	if err != nil {
 		return Balance{}, fmt.Errorf("read balance: %w", err)
 	}
-	return Balance{Available: b.Available, Held: b.Held, Paid: b.Paid, Deposited: b.Deposited, Earned: b.Earned, Pending: b.Pending}, nil
+	return Balance{Available: b.Available, Held: b.Held, Paid: b.Paid, Deposited: b.Deposited, Earned: b.Earned, Pending: b.Pending, Withdrawn: b.Withdrawn}, nil
 }
 
 // getJSON reads key into v; a missing key is ErrNotFound.
@@ -248,7 +255,7 @@ func loadBalance(txn *tx) (storedBalance, error) {
 
 func saveBalance(txn *tx, b storedBalance) error {
 	b.V = schemaVersion
-	if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 {
+	if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 || b.Withdrawn < 0 {
 		// A bug, never a peer's doing: refuse to commit it.
 		return fmt.Errorf("%w: negative field in %+v", ErrInvariant, b)
 	}
@@ -267,8 +274,12 @@ func loadRecord(txn *tx, role Role, jobID string) (*storedRecord, error) {
 }
 
 // saveRecord writes r and moves its timer index entry: the old one (if
-// prev was open) goes, a new one at r.DueAt comes if r is open.
+// prev was open) goes, a new one at r.DueAt comes if r is open. On a rail
+// it also moves the record's entry in the rail's open index (rail.go).
 func saveRecord(txn *tx, prev, r *storedRecord) error {
+	if err := moveRailOpen(txn, prev, r); err != nil {
+		return err
+	}
 	if prev != nil && prev.timed() {
 		if err := txn.delete(dueKey(prev.DueAt, prev.Role, prev.JobID)); err != nil {
 			return fmt.Errorf("delete timer of %s: %w", prev.JobID, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -120,12 +121,16 @@ func depositKey(at time.Time, nonce string) []byte {
 }
 
 // parseDepositKey reverses depositKey.
-func parseDepositKey(k []byte) (time.Time, string, error) {
-	if len(k) < len(depositPrefix)+9 || string(k[:len(depositPrefix)]) != depositPrefix || k[len(depositPrefix)+8] != '/' {
+func parseDepositKey(k []byte) (time.Time, string, error) { return parseLogKey(k, depositPrefix) }
+
+// parseLogKey reverses depositKey and withdrawalKey: "<prefix><8-byte
+// ns>/<nonce>".
+func parseLogKey(k []byte, prefix string) (time.Time, string, error) {
+	if len(k) < len(prefix)+9 || string(k[:len(prefix)]) != prefix || k[len(prefix)+8] != '/' {
 		return time.Time{}, "", fmt.Errorf("%w: %q", errBadKey, k)
 	}
-	ns := binary.BigEndian.Uint64(k[len(depositPrefix):])
-	return time.Unix(0, int64(ns)).UTC(), string(k[len(depositPrefix)+9:]), nil
+	ns := binary.BigEndian.Uint64(k[len(prefix):])
+	return time.Unix(0, int64(ns)).UTC(), string(k[len(prefix)+9:]), nil
 }
 
 // Receipt kinds: the signed messages kept as evidence.
@@ -254,4 +259,74 @@ func parseTimeID(k []byte, prefix string) (time.Time, string, error) {
 		return time.Time{}, "", fmt.Errorf("%w: %w", errBadKey, err)
 	}
 	return time.UnixMilli(int64(ms)).UTC(), id, nil
+}
+
+// Rail keys (rail.go).
+const (
+	railOpenPrefix   = escrowPrefix + "railopen/"
+	railRefPrefix    = escrowPrefix + "railref/"
+	railStatePrefix  = escrowPrefix + "railstate/"
+	railBookedPrefix = acctPrefix + "rail/"
+	withdrawalPrefix = acctPrefix + "withdrawal/"
+)
+
+// railOpenCounterpartyPrefix is "escrow/railopen/<role>/<base32
+// counterparty>/": the records of role open on the rail with one address.
+func railOpenCounterpartyPrefix(role Role, counterparty string) []byte {
+	return []byte(railOpenPrefix + string(role) + "/" + encodeKeyPart(counterparty) + "/")
+}
+
+// railOpenKey is "escrow/railopen/<role>/<base32 counterparty>/<base32 job
+// ID>/<amount in decimal micro-units>", no value: a record the rail may
+// still pay or must still confirm (railOpen). saveRecord moves it with the
+// record. The amount is in the key so that summing what is open with one
+// counterparty reads keys only.
+func railOpenKey(role Role, counterparty, jobID string, amount int64) []byte {
+	k := append(railOpenCounterpartyPrefix(role, counterparty), encodeKeyPart(jobID)...)
+	return strconv.AppendInt(append(k, '/'), amount, 10)
+}
+
+// parseRailOpenKey reverses railOpenKey.
+func parseRailOpenKey(k []byte) (role Role, counterparty, jobID string, amount int64, err error) {
+	rest, ok := strings.CutPrefix(string(k), railOpenPrefix)
+	if !ok {
+		return "", "", "", 0, fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 4 || !validRole(Role(parts[0])) {
+		return "", "", "", 0, fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	if counterparty, err = decodeKeyPart(parts[1]); err != nil {
+		return "", "", "", 0, fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	if jobID, err = decodeKeyPart(parts[2]); err != nil {
+		return "", "", "", 0, fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	if amount, err = strconv.ParseInt(parts[3], 10, 64); err != nil || amount < 0 || strconv.FormatInt(amount, 10) != parts[3] {
+		return "", "", "", 0, fmt.Errorf("%w: amount in %q", errBadKey, k)
+	}
+	return Role(parts[0]), counterparty, jobID, amount, nil
+}
+
+// railRefKey is "escrow/railref/<base32 rail ref>/<role>" holding the job
+// ID: the rail names jobs by its own reference (Rail.JobRef).
+func railRefKey(ref string, role Role) []byte {
+	return []byte(railRefPrefix + encodeKeyPart(ref) + "/" + string(role))
+}
+
+// railStateKey is "escrow/railstate/<base32 name>": a rail's own state.
+func railStateKey(name string) []byte { return []byte(railStatePrefix + encodeKeyPart(name)) }
+
+// railBookedKey is "acct/rail/<base32 ref>": a rail deposit or withdrawal
+// was booked (BookRail), so it is booked once.
+func railBookedKey(ref string) []byte { return []byte(railBookedPrefix + encodeKeyPart(ref)) }
+
+// withdrawalKey is "acct/withdrawal/<8-byte big-endian unix ns>/<8 hex>":
+// the log of rail withdrawals, like depositKey.
+func withdrawalKey(at time.Time, nonce string) []byte {
+	k := make([]byte, 0, len(withdrawalPrefix)+8+1+len(nonce))
+	k = append(k, withdrawalPrefix...)
+	k = binary.BigEndian.AppendUint64(k, uint64(at.UnixNano()))
+	k = append(k, '/')
+	return append(k, nonce...)
 }

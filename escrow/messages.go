@@ -27,10 +27,20 @@ const (
 	// signed them. They still decode (stored evidence), but a seller
 	// accepts only version 2 for new jobs.
 	TypeLockV1 = "swarmwage/escrow/lock/1"
+	// TypeLockRail tags a lock settled on a rail other than credits
+	// (rail.go): a version 2 lock plus the rail's name, both parties'
+	// addresses on it, the time from which the seller may claim it
+	// (not_before) and the rail's own signed lock (rail_proof, the evm lock
+	// voucher). Credits locks stay version 2.
+	TypeLockRail = "swarmwage/escrow/lock/3"
 	// TypeDelivery tags a Delivery on the wire.
 	TypeDelivery = "swarmwage/escrow/delivery/1"
 	// TypeSettle tags a Settle on the wire.
 	TypeSettle = "swarmwage/escrow/settle/1"
+	// TypeSettleRail tags a settle of a job on another rail than credits:
+	// version 1 plus the rail's name and, for a release, the rail's signed
+	// release (rail_proof, the evm release voucher).
+	TypeSettleRail = "swarmwage/escrow/settle/2"
 )
 
 // Decision values of a Settle.
@@ -55,6 +65,12 @@ const (
 	maxFailedChecks = 64
 	// maxCheckLen caps the length of one failed-check entry.
 	maxCheckLen = 512
+	// maxRailProof caps a rail's signed lock or release inside a message:
+	// an evm voucher is about 400 bytes.
+	maxRailProof = 8 << 10
+	// maxRailAddress caps an address on a rail (an evm address is 42
+	// characters).
+	maxRailAddress = 128
 )
 
 // Lock is the buyer's signed promise: Amount is held for JobID until the
@@ -75,6 +91,20 @@ type Lock struct {
 	// another input and a seller can show which input it was paid for.
 	// Empty only in version 1 locks.
 	InputHash string
+	// Rail is the settlement rail of the job: "" for credits, else the
+	// rail's name (RailEVM). The fields below are set only on a rail.
+	Rail string
+	// BuyerAddress and SellerAddress are the parties' addresses on the
+	// rail: the buyer's paying address and the payout address of the
+	// seller's signed listing.
+	BuyerAddress, SellerAddress string
+	// NotBefore is when the seller may claim the held amount on the rail
+	// if the buyer decided nothing: the deadline plus the window plus the
+	// buyer's settle grace.
+	NotBefore time.Time
+	// RailProof is the rail's signed lock (for evm: the EIP-712 lock
+	// voucher, JSON).
+	RailProof json.RawMessage
 	Signature []byte
 }
 
@@ -98,7 +128,12 @@ type Settle struct {
 	FailedChecks []string
 	Buyer        peer.ID
 	At           time.Time
-	Signature    []byte
+	// Rail is the job's settlement rail ("" for credits); RailProof is the
+	// rail's signed release of a release decision (for evm: the EIP-712
+	// release voucher the seller redeems).
+	Rail      string
+	RailProof json.RawMessage
+	Signature []byte
 }
 
 type lockWire struct {
@@ -113,7 +148,13 @@ type lockWire struct {
 	WindowMS   int64  `json:"window_ms"`
 	CreatedAt  string `json:"created_at"`
 	InputHash  string `json:"input_hash,omitempty"`
-	Signature  string `json:"signature,omitempty"`
+	// Rail fields, in TypeLockRail only.
+	Rail          string          `json:"rail,omitempty"`
+	BuyerAddress  string          `json:"buyer_address,omitempty"`
+	SellerAddress string          `json:"seller_address,omitempty"`
+	NotBefore     string          `json:"not_before,omitempty"`
+	RailProof     json.RawMessage `json:"rail_proof,omitempty"`
+	Signature     string          `json:"signature,omitempty"`
 }
 
 type deliveryWire struct {
@@ -134,7 +175,10 @@ type settleWire struct {
 	FailedChecks []string `json:"failed_checks,omitempty"`
 	Buyer        string   `json:"buyer"`
 	At           string   `json:"at"`
-	Signature    string   `json:"signature,omitempty"`
+	// Rail fields, in TypeSettleRail only.
+	Rail      string          `json:"rail,omitempty"`
+	RailProof json.RawMessage `json:"rail_proof,omitempty"`
+	Signature string          `json:"signature,omitempty"`
 }
 
 // wireTime is the one time format on the wire: UTC, RFC 3339 with up to
@@ -258,6 +302,12 @@ func (l *Lock) wire(withSig bool) lockWire {
 	if l.InputHash != "" {
 		w.Type = TypeLock
 	}
+	if l.Rail != "" {
+		w.Type = TypeLockRail
+		w.Rail, w.BuyerAddress, w.SellerAddress = l.Rail, l.BuyerAddress, l.SellerAddress
+		w.NotBefore = wireTime(l.NotBefore)
+		w.RailProof = l.RailProof
+	}
 	if withSig {
 		w.Signature = encodeSig(l.Signature)
 	}
@@ -265,16 +315,37 @@ func (l *Lock) wire(withSig bool) lockWire {
 }
 
 func (w *lockWire) lock() (*Lock, error) {
+	hasRail := w.Rail != "" || w.BuyerAddress != "" || w.SellerAddress != "" || w.NotBefore != "" || len(w.RailProof) > 0
 	switch {
-	case w.Type == TypeLock && w.InputHash == "":
-		return nil, fmt.Errorf("%w: a %s lock needs input_hash", ErrInvalidMessage, TypeLock)
+	case (w.Type == TypeLock || w.Type == TypeLockRail) && w.InputHash == "":
+		return nil, fmt.Errorf("%w: a %s lock needs input_hash", ErrInvalidMessage, w.Type)
 	case w.Type == TypeLockV1 && w.InputHash != "":
 		return nil, fmt.Errorf("%w: a %s lock has no input_hash", ErrInvalidMessage, TypeLockV1)
-	case w.Type != TypeLock && w.Type != TypeLockV1:
+	case w.Type != TypeLockRail && hasRail:
+		return nil, fmt.Errorf("%w: a %s lock has no rail fields", ErrInvalidMessage, truncate(w.Type))
+	case w.Type != TypeLock && w.Type != TypeLockV1 && w.Type != TypeLockRail:
 		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeLock)
 	}
 	l := &Lock{JobID: w.JobID, QuoteID: w.QuoteID, Capability: w.Capability, InputHash: w.InputHash}
 	var err error
+	if w.Type == TypeLockRail {
+		if err = checkRailName(w.Rail); err != nil {
+			return nil, err
+		}
+		if err = checkRailAddress("buyer_address", w.BuyerAddress); err != nil {
+			return nil, err
+		}
+		if err = checkRailAddress("seller_address", w.SellerAddress); err != nil {
+			return nil, err
+		}
+		if err = checkRailProof(w.RailProof, true); err != nil {
+			return nil, err
+		}
+		if l.NotBefore, err = parseWireTime("not_before", w.NotBefore); err != nil {
+			return nil, err
+		}
+		l.Rail, l.BuyerAddress, l.SellerAddress, l.RailProof = w.Rail, w.BuyerAddress, w.SellerAddress, w.RailProof
+	}
 	if w.InputHash != "" {
 		if err = checkHash("input_hash", w.InputHash); err != nil {
 			return nil, err
@@ -364,12 +435,57 @@ func (l *Lock) sign(key crypto.PrivKey) error {
 func (l *Lock) sameTerms(o *Lock) bool {
 	return l.JobID == o.JobID && l.QuoteID == o.QuoteID && l.Capability == o.Capability &&
 		l.Buyer == o.Buyer && l.Seller == o.Seller && l.Amount == o.Amount &&
-		l.Deadline.Equal(o.Deadline) && l.Window == o.Window && l.InputHash == o.InputHash
+		l.Deadline.Equal(o.Deadline) && l.Window == o.Window && l.InputHash == o.InputHash &&
+		l.Rail == o.Rail && l.BuyerAddress == o.BuyerAddress && l.SellerAddress == o.SellerAddress
 }
 
 // equal reports whether two locks are the same signed message.
 func (l *Lock) equal(o *Lock) bool {
-	return l.sameTerms(o) && l.CreatedAt.Equal(o.CreatedAt) && bytes.Equal(l.Signature, o.Signature)
+	return l.sameTerms(o) && l.CreatedAt.Equal(o.CreatedAt) && l.NotBefore.Equal(o.NotBefore) &&
+		bytes.Equal(l.RailProof, o.RailProof) && bytes.Equal(l.Signature, o.Signature)
+}
+
+// checkRailName checks a rail's name: short lowercase letters and digits.
+func checkRailName(name string) error {
+	if name == "" || len(name) > 32 {
+		return fmt.Errorf("%w: rail %q: want 1 to 32 lowercase letters or digits", ErrInvalidMessage, truncate(name))
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return fmt.Errorf("%w: rail %q: want lowercase letters or digits", ErrInvalidMessage, truncate(name))
+		}
+	}
+	return nil
+}
+
+// checkRailAddress bounds an address on a rail; its format is the rail's
+// to check.
+func checkRailAddress(field, addr string) error {
+	if addr == "" || len(addr) > maxRailAddress {
+		return fmt.Errorf("%w: %s: want 1 to %d characters", ErrInvalidMessage, field, maxRailAddress)
+	}
+	for i := 0; i < len(addr); i++ {
+		if c := addr[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("%w: %s: printable ASCII only", ErrInvalidMessage, field)
+		}
+	}
+	return nil
+}
+
+// checkRailProof bounds a rail's signed lock or release: a JSON object of
+// at most maxRailProof bytes.
+func checkRailProof(p json.RawMessage, required bool) error {
+	switch {
+	case len(p) == 0 && required:
+		return fmt.Errorf("%w: rail_proof missing", ErrInvalidMessage)
+	case len(p) == 0:
+		return nil
+	case len(p) > maxRailProof:
+		return fmt.Errorf("%w: rail_proof over %d bytes", ErrInvalidMessage, maxRailProof)
+	case p[0] != '{' || !json.Valid(p):
+		return fmt.Errorf("%w: rail_proof must be a JSON object", ErrInvalidMessage)
+	}
+	return nil
 }
 
 func (d *Delivery) wire(withSig bool) deliveryWire {
@@ -471,6 +587,9 @@ func (s *Settle) wire(withSig bool) settleWire {
 	if len(w.FailedChecks) == 0 {
 		w.FailedChecks = nil
 	}
+	if s.Rail != "" {
+		w.Type, w.Rail, w.RailProof = TypeSettleRail, s.Rail, s.RailProof
+	}
 	if withSig {
 		w.Signature = encodeSig(s.Signature)
 	}
@@ -478,11 +597,23 @@ func (s *Settle) wire(withSig bool) settleWire {
 }
 
 func (w *settleWire) settle() (*Settle, error) {
-	if w.Type != TypeSettle {
+	switch {
+	case w.Type == TypeSettle && (w.Rail != "" || len(w.RailProof) > 0):
+		return nil, fmt.Errorf("%w: a %s settle has no rail fields", ErrInvalidMessage, TypeSettle)
+	case w.Type != TypeSettle && w.Type != TypeSettleRail:
 		return nil, fmt.Errorf("%w: type %q, want %q", ErrInvalidMessage, truncate(w.Type), TypeSettle)
 	}
 	s := &Settle{JobID: w.JobID, Decision: w.Decision, Reason: w.Reason, FailedChecks: w.FailedChecks}
 	var err error
+	if w.Type == TypeSettleRail {
+		if err = checkRailName(w.Rail); err != nil {
+			return nil, err
+		}
+		if err = checkRailProof(w.RailProof, false); err != nil {
+			return nil, err
+		}
+		s.Rail, s.RailProof = w.Rail, w.RailProof
+	}
 	if err = checkJobID(w.JobID); err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type config struct {
 	logger        *slog.Logger
 	onSettle      func(Record)
 	undecided     func(context.Context, Record)
+	rail          Rail
 }
 
 func defaultConfig() config {
@@ -157,6 +158,21 @@ func WithFinality(d time.Duration) Option {
 func WithUndecided(f func(ctx context.Context, r Record)) Option {
 	return func(c *config) error {
 		c.undecided = f
+		return nil
+	}
+}
+
+// WithRail settles the node's jobs on r instead of in credits (rail.go).
+// Defaults to none: the credits rail.
+func WithRail(r Rail) Option {
+	return func(c *config) error {
+		if r == nil {
+			return errors.New("escrow option WithRail: rail is nil")
+		}
+		if r.Name() == "" || r.Name() == RailCredits {
+			return fmt.Errorf("escrow option WithRail: %q is no rail name; leave the option out for credits", r.Name())
+		}
+		c.rail = r
 		return nil
 	}
 }

@@ -121,20 +121,7 @@ func getRecord(txn *tx, role Role, jobID string) (Record, error) {
 
 // withEvidence turns a stored record into a Record with its receipts.
 func withEvidence(txn *tx, r *storedRecord) (Record, error) {
-	out := Record{
-		JobID: r.JobID, Role: r.Role, State: r.State, Amount: r.Amount,
-		Capability: r.Capability, QuoteID: r.QuoteID, Buyer: r.Buyer, Seller: r.Seller,
-		Counterparty: r.Seller, Deadline: r.Deadline, Window: r.window(),
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeliveredAt: r.DeliveredAt, SettledAt: r.SettledAt,
-		OutputHash: r.OutputHash, InputHash: r.InputHash, Reason: r.Reason, FailedChecks: r.FailedChecks,
-		Accepted: r.Accepted, Provisional: r.Provisional,
-	}
-	if r.Provisional {
-		out.FinalAt = r.DueAt
-	}
-	if r.Role == RoleSeller {
-		out.Counterparty = r.Buyer
-	}
+	out := bareRecord(r)
 	var err error
 	if out.Lock, err = loadLock(txn, r.JobID, r.Role); err != nil {
 		return Record{}, err
@@ -146,6 +133,30 @@ func withEvidence(txn *tx, r *storedRecord) (Record, error) {
 		return Record{}, err
 	}
 	return out, nil
+}
+
+// bareRecord is a stored record as a Record without its evidence.
+func bareRecord(r *storedRecord) Record {
+	out := Record{
+		JobID: r.JobID, Role: r.Role, State: r.State, Amount: r.Amount,
+		Capability: r.Capability, QuoteID: r.QuoteID, Buyer: r.Buyer, Seller: r.Seller,
+		Counterparty: r.Seller, Deadline: r.Deadline, Window: r.window(),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeliveredAt: r.DeliveredAt, SettledAt: r.SettledAt,
+		OutputHash: r.OutputHash, InputHash: r.InputHash, Reason: r.Reason, FailedChecks: r.FailedChecks,
+		Accepted: r.Accepted, Provisional: r.Provisional,
+		Rail: r.Rail, RailCounterparty: r.RailCounterparty, NotBefore: r.NotBefore,
+		RefundPending: r.RefundPending, ChainOutcome: r.ChainOutcome, ChainTx: r.ChainTx,
+	}
+	if out.Rail == "" {
+		out.Rail = RailCredits
+	}
+	if r.Provisional && r.timed() {
+		out.FinalAt = r.DueAt
+	}
+	if r.Role == RoleSeller {
+		out.Counterparty = r.Buyer
+	}
+	return out
 }
 
 // CheckInvariant checks the ledger: no negative field, Available + Held +
@@ -160,20 +171,32 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 {
+		if b.Available < 0 || b.Held < 0 || b.Paid < 0 || b.Deposited < 0 || b.Earned < 0 || b.Pending < 0 || b.Withdrawn < 0 {
 			return fmt.Errorf("%w: negative field in %+v", ErrInvariant, b)
 		}
-		left := sum(b.Available, b.Held, b.Paid)
+		left := sum(b.Available, b.Held, b.Paid, b.Withdrawn)
 		right := sum(b.Deposited, b.Earned)
 		if left.Cmp(right) != 0 {
-			return fmt.Errorf("%w: available %s + held %s + paid %s != deposited %s + earned %s", ErrInvariant,
-				FormatAmount(b.Available), FormatAmount(b.Held), FormatAmount(b.Paid), FormatAmount(b.Deposited), FormatAmount(b.Earned))
+			return fmt.Errorf("%w: available %s + held %s + paid %s + withdrawn %s != deposited %s + earned %s", ErrInvariant,
+				FormatAmount(b.Available), FormatAmount(b.Held), FormatAmount(b.Paid), FormatAmount(b.Withdrawn), FormatAmount(b.Deposited), FormatAmount(b.Earned))
 		}
 		held, paid, earned, pending := new(big.Int), new(big.Int), new(big.Int), new(big.Int)
+		withdrawn, err := sumLog(txn, withdrawalPrefix)
+		if err != nil {
+			return err
+		}
 		err = scanRecords(txn, "", func(r *storedRecord) error {
 			amt := big.NewInt(r.Amount)
+			if r.Role == RoleSeller && r.ChainOutcome == RailPaid {
+				withdrawn.Add(withdrawn, amt) // redeemed to the node's address
+			}
+			if railOpen(r) {
+				if _, err := txn.get(railOpenKey(r.Role, r.RailCounterparty, r.JobID, r.Amount)); err != nil {
+					return fmt.Errorf("%w: %s job %s open on rail %s is not in the rail index: %v", ErrInvariant, r.Role, r.JobID, r.Rail, err)
+				}
+			}
 			switch {
-			case r.Role == RoleBuyer && !r.State.Final():
+			case r.Role == RoleBuyer && (!r.State.Final() || r.RefundPending):
 				held.Add(held, amt)
 			case r.Role == RoleBuyer && r.State == StateReleased:
 				paid.Add(paid, amt)
@@ -200,7 +223,8 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 			name string
 			acct int64
 			recs *big.Int
-		}{{"held", b.Held, held}, {"paid", b.Paid, paid}, {"earned", b.Earned, earned}, {"pending", b.Pending, pending}, {"deposited", b.Deposited, deposited}} {
+		}{{"held", b.Held, held}, {"paid", b.Paid, paid}, {"earned", b.Earned, earned}, {"pending", b.Pending, pending},
+			{"deposited", b.Deposited, deposited}, {"withdrawn", b.Withdrawn, withdrawn}} {
 			if big.NewInt(c.acct).Cmp(c.recs) != 0 {
 				return fmt.Errorf("%w: account %s is %s, the records add up to %s micro-credits", ErrInvariant, c.name, FormatAmount(c.acct), c.recs)
 			}
@@ -221,16 +245,19 @@ func sum(xs ...int64) *big.Int {
 	return t
 }
 
-func sumDeposits(txn *tx) (*big.Int, error) {
+func sumDeposits(txn *tx) (*big.Int, error) { return sumLog(txn, depositPrefix) }
+
+// sumLog sums the amounts of a deposit or withdrawal log.
+func sumLog(txn *tx, logPrefix string) (*big.Int, error) {
 	total := new(big.Int)
-	prefix := []byte(depositPrefix)
+	prefix := []byte(logPrefix)
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
 	it := txn.txn.NewIterator(opts)
 	defer it.Close()
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		k := it.Item().KeyCopy(nil)
-		if _, _, err := parseDepositKey(k); err != nil {
+		if _, _, err := parseLogKey(k, logPrefix); err != nil {
 			return nil, err
 		}
 		var d storedDeposit

@@ -21,10 +21,6 @@ import (
 // TypeReceipt tags a receipt on the wire.
 const TypeReceipt = "swarmwage/receipt/1"
 
-// RailCredits names the embedded credits rail: each node's own ledger, so a
-// credits receipt proves signatures, not value.
-const RailCredits = "credits"
-
 // MaxReceiptSize caps one encoded receipt without payloads; with payloads
 // it may carry up to two MaxPayloadSize documents.
 const MaxReceiptSize = 3 * MaxMessageSize
@@ -229,7 +225,7 @@ func (e *Escrow) Receipts(ctx context.Context, f ReceiptFilter) ([]Receipt, stri
 				next = out[len(out)-1].Lock.JobID
 				return nil
 			}
-			rc := Receipt{Lock: rec.Lock, Delivery: rec.Delivery, Settle: rec.Settle, Rail: RailCredits}
+			rc := receiptOf(rec)
 			if f.Payloads {
 				rc.Input, rc.Output = payloadOf(txn, id, PayloadInput), payloadOf(txn, id, PayloadOutput)
 			}
@@ -275,10 +271,26 @@ func (e *Escrow) Evidence(ctx context.Context, jobID string) (Receipt, error) {
 	if rec.Settle == nil {
 		return Receipt{}, fmt.Errorf("evidence of %s: %w: the buyer has not settled it with a signed decision", truncate(jobID), ErrBadState)
 	}
-	out := Receipt{Lock: rec.Lock, Delivery: rec.Delivery, Settle: rec.Settle, Rail: RailCredits}
+	out := receiptOf(rec)
 	err = e.view(ctx, func(txn *tx) error {
 		out.Input, out.Output = payloadOf(txn, jobID, PayloadInput), payloadOf(txn, jobID, PayloadOutput)
 		return nil
 	})
 	return out, err
+}
+
+// receiptOf is a record's receipt: its signed messages and, on a rail, the
+// chain's outcome as the payment.
+func receiptOf(rec Record) Receipt {
+	rc := Receipt{Lock: rec.Lock, Delivery: rec.Delivery, Settle: rec.Settle, Rail: rec.Rail}
+	if rc.Rail == "" {
+		rc.Rail = RailCredits
+	}
+	if rec.ChainOutcome != "" {
+		rc.Payment, _ = json.Marshal(struct {
+			Outcome string `json:"outcome"`
+			Tx      string `json:"tx,omitempty"`
+		}{rec.ChainOutcome, rec.ChainTx})
+	}
+	return rc
 }

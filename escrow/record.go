@@ -61,8 +61,9 @@ const (
 	ReasonFinality = "buyer silent past the finality horizon"
 )
 
-// Balance is the node's account. Invariant: Available + Held + Paid ==
-// Deposited + Earned. Pending sits outside it: what this node's timers
+// Balance is the node's account. Invariant: Available + Held + Paid +
+// Withdrawn == Deposited + Earned (Withdrawn is 0 on the credits rail, whose
+// credits never leave). Pending sits outside it: what this node's timers
 // released on jobs it sold, not yet confirmed by their buyers (it becomes
 // Earned and Available on confirmation, or vanishes when the buyer's
 // refund reverses it). All amounts are micro-credits; JSON shows decimal
@@ -74,6 +75,9 @@ type Balance struct {
 	Deposited int64 // test credits deposited
 	Earned    int64 // credited for jobs sold
 	Pending   int64 // provisionally released to this node, awaiting the buyers
+	// Withdrawn is what left the rail to the node's own address: a
+	// buyer's deposits withdrawn, a seller's earnings redeemed on chain.
+	Withdrawn int64
 }
 
 type balanceJSON struct {
@@ -83,18 +87,25 @@ type balanceJSON struct {
 	Deposited string `json:"deposited"`
 	Earned    string `json:"earned"`
 	Pending   string `json:"pending"`
+	// Withdrawn is written only when it is not zero: the credits rail never
+	// has it, and its balance JSON stays as it was.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // MarshalJSON renders amounts as decimal strings.
 func (b Balance) MarshalJSON() ([]byte, error) {
-	return json.Marshal(balanceJSON{
+	j := balanceJSON{
 		Available: FormatAmount(b.Available),
 		Held:      FormatAmount(b.Held),
 		Paid:      FormatAmount(b.Paid),
 		Deposited: FormatAmount(b.Deposited),
 		Earned:    FormatAmount(b.Earned),
 		Pending:   FormatAmount(b.Pending),
-	})
+	}
+	if b.Withdrawn != 0 {
+		j.Withdrawn = FormatAmount(b.Withdrawn)
+	}
+	return json.Marshal(j)
 }
 
 // UnmarshalJSON parses the decimal strings MarshalJSON writes.
@@ -109,9 +120,10 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 		s   string
 		n   string
 	}{{&out.Available, j.Available, "available"}, {&out.Held, j.Held, "held"}, {&out.Paid, j.Paid, "paid"},
-		{&out.Deposited, j.Deposited, "deposited"}, {&out.Earned, j.Earned, "earned"}, {&out.Pending, j.Pending, "pending"}} {
-		if f.s == "" && f.n == "pending" {
-			continue // written by a release before pending existed
+		{&out.Deposited, j.Deposited, "deposited"}, {&out.Earned, j.Earned, "earned"}, {&out.Pending, j.Pending, "pending"},
+		{&out.Withdrawn, j.Withdrawn, "withdrawn"}} {
+		if f.s == "" && (f.n == "pending" || f.n == "withdrawn") {
+			continue // pending: written by a release before it existed; withdrawn: written only when set
 		}
 		v, err := ParseAmount(f.s)
 		if err != nil {
@@ -155,10 +167,29 @@ type Record struct {
 	Provisional bool
 	// FinalAt is when a provisional release becomes final without the
 	// buyer.
-	FinalAt  time.Time
-	Lock     *Lock
-	Delivery *Delivery
-	Settle   *Settle
+	FinalAt time.Time
+	// Rail is the job's settlement rail: RailCredits or another rail's
+	// name (RailEVM).
+	Rail string
+	// RailCounterparty is the other party's address on the rail (the
+	// seller's payout address for a buyer record, the buyer's address for
+	// a seller record); empty on credits.
+	RailCounterparty string
+	// NotBefore is when the seller may claim the job on the rail (zero on
+	// credits).
+	NotBefore time.Time
+	// RefundPending (buyer side, state refunded): the rail has not yet
+	// confirmed the refund (on evm: the cancel is not mined); the amount
+	// stays held until it does.
+	RefundPending bool
+	// ChainOutcome is the job's outcome as the rail's chain has it:
+	// RailPaid or RailCancelled, empty while the chain shows none; ChainTx
+	// is the transaction that settled it.
+	ChainOutcome string
+	ChainTx      string
+	Lock         *Lock
+	Delivery     *Delivery
+	Settle       *Settle
 }
 
 type recordJSON struct {
@@ -184,6 +215,12 @@ type recordJSON struct {
 	Accepted     bool      `json:"accepted,omitempty"`
 	Provisional  bool      `json:"provisional,omitempty"`
 	FinalAt      *string   `json:"final_at,omitempty"`
+	Rail         string    `json:"rail"`
+	RailPeer     string    `json:"rail_counterparty,omitempty"`
+	NotBefore    *string   `json:"not_before,omitempty"`
+	RefundPend   bool      `json:"refund_pending,omitempty"`
+	ChainOutcome string    `json:"chain_outcome,omitempty"`
+	ChainTx      string    `json:"chain_tx,omitempty"`
 	Lock         *Lock     `json:"lock,omitempty"`
 	Delivery     *Delivery `json:"delivery,omitempty"`
 	Settle       *Settle   `json:"settle,omitempty"`
@@ -192,6 +229,9 @@ type recordJSON struct {
 // MarshalJSON renders the record for `escrow show --json`: snake_case,
 // decimal amount, window in milliseconds, evidence in wire form.
 func (r Record) MarshalJSON() ([]byte, error) {
+	if r.Rail == "" {
+		r.Rail = RailCredits
+	}
 	j := recordJSON{
 		JobID:        r.JobID,
 		Role:         r.Role,
@@ -215,6 +255,12 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		Accepted:     r.Accepted,
 		Provisional:  r.Provisional,
 		FinalAt:      optTime(r.FinalAt),
+		Rail:         r.Rail,
+		RailPeer:     r.RailCounterparty,
+		NotBefore:    optTime(r.NotBefore),
+		RefundPend:   r.RefundPending,
+		ChainOutcome: r.ChainOutcome,
+		ChainTx:      r.ChainTx,
 		Lock:         r.Lock,
 		Delivery:     r.Delivery,
 		Settle:       r.Settle,
@@ -239,6 +285,8 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 		OutputHash: j.OutputHash, InputHash: j.InputHash, Reason: j.Reason, FailedChecks: j.FailedChecks,
 		Accepted: j.Accepted, Provisional: j.Provisional,
+		Rail: j.Rail, RailCounterparty: j.RailPeer, RefundPending: j.RefundPend,
+		ChainOutcome: j.ChainOutcome, ChainTx: j.ChainTx,
 		Lock: j.Lock, Delivery: j.Delivery, Settle: j.Settle,
 	}
 	for _, p := range []struct {
@@ -255,7 +303,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 	for _, t := range []struct {
 		dst *time.Time
 		s   *string
-	}{{&out.DeliveredAt, j.DeliveredAt}, {&out.SettledAt, j.SettledAt}, {&out.FinalAt, j.FinalAt}} {
+	}{{&out.DeliveredAt, j.DeliveredAt}, {&out.SettledAt, j.SettledAt}, {&out.FinalAt, j.FinalAt}, {&out.NotBefore, j.NotBefore}} {
 		if t.s == nil {
 			continue
 		}
@@ -337,13 +385,24 @@ type storedRecord struct {
 	FailedChecks []string  `json:"failed_checks,omitempty"`
 	Accepted     bool      `json:"accepted,omitempty"`
 	Provisional  bool      `json:"provisional,omitempty"`
+	// Rail fields (rail.go); empty on credits.
+	Rail             string    `json:"rail,omitempty"`
+	RailCounterparty string    `json:"rail_counterparty,omitempty"`
+	NotBefore        time.Time `json:"not_before,omitzero"`
+	RefundPending    bool      `json:"refund_pending,omitempty"`
+	ChainOutcome     string    `json:"chain_outcome,omitempty"`
+	ChainTx          string    `json:"chain_tx,omitempty"`
 }
 
 func (s *storedRecord) window() time.Duration { return time.Duration(s.WindowMS) * time.Millisecond }
 
 // timed reports whether the record has a timer: an open state, or a
-// provisional release that becomes final at DueAt.
-func (s *storedRecord) timed() bool { return !s.State.Final() || s.Provisional }
+// provisional release that becomes final at DueAt. On a rail a
+// provisional release has none: the chain settles it (the seller claims
+// its lock at NotBefore), never a horizon.
+func (s *storedRecord) timed() bool {
+	return !s.State.Final() || s.Provisional && s.Rail == ""
+}
 
 // storedBalance is the value under balanceKey.
 type storedBalance struct {
@@ -354,6 +413,7 @@ type storedBalance struct {
 	Deposited int64 `json:"deposited"`
 	Earned    int64 `json:"earned"`
 	Pending   int64 `json:"pending,omitempty"`
+	Withdrawn int64 `json:"withdrawn,omitempty"`
 }
 
 // storedDeposit is the value under depositKey.

@@ -32,7 +32,17 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh b
 	if l.InputHash == "" {
 		return false, fmt.Errorf("accept lock %s: %w: a %s lock commits to no input; the buyer must upgrade", l.JobID, ErrInvalidMessage, TypeLockV1)
 	}
+	if err := e.checkRailLock(l); err != nil {
+		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
+	}
 	now := e.now()
+	if l.Rail != "" {
+		release, err := e.checkRailCover(ctx, l, now)
+		if err != nil {
+			return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
+		}
+		defer release()
+	}
 	err = e.update(ctx, func(txn *tx) error {
 		fresh = false
 		_, err := loadRecord(txn, RoleSeller, l.JobID)
@@ -60,8 +70,12 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh b
 			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
 			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
 			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline.Add(e.cfg.settleGrace),
+			Rail: l.Rail, RailCounterparty: l.BuyerAddress, NotBefore: l.NotBefore,
 		}
 		if err := putPayload(txn, RoleSeller, l.JobID, PayloadInput, input, l.InputHash); err != nil {
+			return err
+		}
+		if err := e.putRailRef(txn, RoleSeller, l); err != nil {
 			return err
 		}
 		if err := putReceipt(txn, l.JobID, RoleSeller, receiptLock, l); err != nil {
@@ -74,6 +88,41 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh b
 		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
 	}
 	return fresh, nil
+}
+
+// checkRailCover has the rail check that a new rail lock is covered, with
+// this node's other unsettled locks from the same buyer address counted
+// (reserveRail). A lock accepted before is not checked again: the
+// transaction finds it and answers as for any replay. release ends the
+// reservation once the record is stored.
+func (e *Escrow) checkRailCover(ctx context.Context, l *Lock, now time.Time) (release func(), err error) {
+	known := false
+	err = e.view(ctx, func(txn *tx) error {
+		_, err := loadRecord(txn, RoleSeller, l.JobID)
+		known = err == nil
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if known {
+		return func() {}, nil
+	}
+	if !now.Before(l.Deadline) {
+		return nil, fmt.Errorf("%w: the lock's deadline %s has passed", ErrBadState, wireTime(l.Deadline))
+	}
+	open, release, err := e.reserveRail(ctx, RoleSeller, l.BuyerAddress, l.Amount)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.cfg.rail.CheckLock(ctx, termsOf(l), l.RailProof, open); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
 }
 
 // checkLock checks a lock's fields, signature and addressee.
@@ -198,6 +247,9 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	if err := s.Verify(); err != nil {
 		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
+	if err := e.checkRailSettle(ctx, s); err != nil {
+		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
+	}
 	now := e.now()
 	changed := false
 	err := e.update(ctx, func(txn *tx) error {
@@ -244,6 +296,41 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	if changed {
 		e.log.Debug("settled", "job", s.JobID, "role", RoleSeller, "decision", s.Decision, "reason", s.Reason)
 		e.notify(ctx, RoleSeller, s.JobID)
+	}
+	return nil
+}
+
+// checkRailSettle checks a settle's rail fields against the job's: the
+// same rail, and a release carries the rail's release signed by the
+// lock's buyer (ErrForged if not).
+func (e *Escrow) checkRailSettle(ctx context.Context, s *Settle) error {
+	var l *Lock
+	err := e.view(ctx, func(txn *tx) error {
+		if _, err := loadRecord(txn, RoleSeller, s.JobID); err != nil {
+			return err
+		}
+		var err error
+		l, err = loadLock(txn, s.JobID, RoleSeller)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil // the transaction reports the unknown job
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.Rail != l.Rail:
+		return fmt.Errorf("%w: the settle is for rail %q, the job was locked on %q", ErrInvalidMessage, s.Rail, l.Rail)
+	case l.Rail == "" || s.Decision != DecisionRelease:
+		return nil
+	case len(s.RailProof) == 0:
+		return fmt.Errorf("%w: a release on rail %s needs the rail's signed release", ErrInvalidMessage, l.Rail)
+	case e.cfg.rail == nil || e.cfg.rail.Name() != l.Rail:
+		return fmt.Errorf("%w: the job is on rail %s, this node settles on %s", ErrBadState, l.Rail, e.RailName())
+	}
+	if err := e.cfg.rail.CheckRelease(ctx, termsOf(l), l.RailProof, s.RailProof); err != nil {
+		return fmt.Errorf("%w: the rail's release: %w", ErrForged, err)
 	}
 	return nil
 }

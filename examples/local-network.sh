@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Three swarmwage daemons on this machine: a bootstrap node, a seller and a
-# buyer, on a private network, listening on 127.0.0.1 only.
+# Three swarmwage daemons on this machine: a bootstrap node (also the
+# network's relay), a seller and a buyer, on a private network, listening on
+# 127.0.0.1 only.
 #
 #   examples/local-network.sh             # start them, print what to try next, Ctrl-C stops all
 #   examples/local-network.sh -- CMD...   # start them, run CMD with SWARMWAGE_REPO set to the
@@ -49,7 +50,11 @@ start() {
   local repo=$base/$name
   "$sw" --repo "$repo" init --network "$network" --listen /ip4/127.0.0.1/tcp/0 --api 127.0.0.1:0 "$@" >/dev/null
   if [[ $name == seller ]]; then sell "$repo"; fi
-  "$sw" --repo "$repo" daemon >"$base/$name.log" 2>&1 &
+  # The bootstrap node is also the network's relay, for members behind NAT
+  # (on one machine nobody is, but this is how a real network starts it).
+  local daemon_flags=()
+  if [[ $name == bootstrap ]]; then daemon_flags=(--relay-service); fi
+  "$sw" --repo "$repo" daemon "${daemon_flags[@]}" >"$base/$name.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 300); do
     if grep -q '^Daemon is ready' "$base/$name.log"; then return 0; fi
@@ -100,7 +105,7 @@ fi
 
 cat <<MSG
 Three daemons on network '$network' (loopback only); repos and logs in $base
-  bootstrap  $boot
+  bootstrap  $boot  (relay: $("$sw" --repo "$base/bootstrap" status --json | jq -r .reachability))
   seller     $("$sw" --repo "$base/seller" id --json | jq -r .peer_id)  sells compute.statistics.mean, text.rewrite.casual, custom.examples.word-stats (SkillCard),
              compute.statistics.median (dishonest)
   buyer      $("$sw" --repo "$base/buyer" id --json | jq -r .peer_id)  has 10 test credits

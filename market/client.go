@@ -12,23 +12,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
-	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 )
 
-// agentClient talks to other sellers' agent endpoints over libp2p streams.
+// agentClient talks to other sellers' agent endpoints over libp2p streams
+// (transport.go).
 type agentClient struct {
-	http *libp2phttp.Host
+	host host.Host
+	// holePunchWait is HolePunchWait; tests shorten it.
+	holePunchWait time.Duration
 }
 
 // do sends one request to seller's agent endpoint and decodes a JSON
 // response of at most limit bytes into out. It returns the status code and
 // the round-trip time.
 func (c *agentClient) do(ctx context.Context, seller peer.AddrInfo, method, path string, body io.Reader, limit int64, out any) (int, time.Duration, error) {
-	rt, err := c.roundTripper(seller)
-	if err != nil {
-		return 0, 0, fmt.Errorf("reach %s: %w", seller.ID, err)
-	}
 	// Over a libp2p stream the host part only names the peer; the path is
 	// what the seller routes on.
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+seller.ID.String()+AgentPath+path, body)
@@ -39,7 +38,7 @@ func (c *agentClient) do(ctx context.Context, seller peer.AddrInfo, method, path
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()
-	resp, err := rt.RoundTrip(req)
+	resp, err := c.roundTrip(req, seller, false)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s %s at %s: %w", method, path, seller.ID, err)
 	}
@@ -72,6 +71,10 @@ type StatusError struct {
 	Reasons []string
 	// RetryAfter is the seller's Retry-After on a 429 or 503; 0 if none.
 	RetryAfter time.Duration
+	// Local is set when this node did not send the request because the
+	// only path to the seller could not carry it (a relay's limits); Code
+	// then says why, as the seller would have.
+	Local bool
 }
 
 // maxRetryAfter caps how long a seller's Retry-After makes a buyer wait
@@ -98,6 +101,9 @@ func retryable(err error) (time.Duration, bool) {
 
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("seller answered %d %s", e.Code, http.StatusText(e.Code))
+	if e.Local {
+		msg = "not sent to the seller"
+	}
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}
@@ -152,19 +158,15 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 	return out, rejected, rtt, nil
 }
 
-// stream POSTs body to seller and returns the response for the caller to
-// read as a stream. A non-2xx answer is a *StatusError.
+// stream POSTs a job's body to seller and returns the response for the
+// caller to read as a stream. A non-2xx answer is a *StatusError.
 func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
-	rt, err := c.roundTripper(seller)
-	if err != nil {
-		return nil, fmt.Errorf("reach %s: %w", seller.ID, err)
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := rt.RoundTrip(req)
+	resp, err := c.roundTrip(req, seller, true)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s at %s: %w", path, seller.ID, err)
 	}
@@ -176,15 +178,4 @@ func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path str
 		return nil, newStatusError(resp, e)
 	}
 	return resp, nil
-}
-
-// roundTripper returns a round tripper to seller over a libp2p stream.
-// When a connection exists the seller's addresses are left out: the round
-// tripper would otherwise add them to the peerstore on every request, and
-// the peerstore is kept on disk.
-func (c *agentClient) roundTripper(seller peer.AddrInfo) (http.RoundTripper, error) {
-	if c.http.StreamHost != nil && len(c.http.StreamHost.Network().ConnsToPeer(seller.ID)) > 0 {
-		seller.Addrs = nil
-	}
-	return c.http.NewConstrainedRoundTripper(seller)
 }

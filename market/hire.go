@@ -111,6 +111,11 @@ type HireResult struct {
 	Requested string `json:"requested,omitempty"`
 	// Routing is the decision that chose the seller.
 	Routing *Routed `json:"routing,omitempty"`
+	// Connection is the kind of libp2p connection the job ran over:
+	// ConnDirect or ConnRelayed; empty if the job was never sent.
+	Connection string `json:"connection,omitempty"`
+	// Rail is the settlement rail of the job (escrow.RailCredits, RailEVM).
+	Rail string `json:"rail,omitempty"`
 }
 
 // Hire buys one job of req.Capability: find, rank, quote, lock, run,
@@ -245,12 +250,20 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 	}
 	byPeer := make(map[peer.ID]Seller, len(sellers))
 	var exact []Seller
+	unpayable := ""
 	for _, s := range sellers {
 		if s.Listing.Listing.Capability != req.Capability {
 			continue // found under a prefix
 		}
+		if why := m.payable(s.Listing.Listing); why != "" {
+			unpayable = why // this node's money cannot pay it
+			continue
+		}
 		exact = append(exact, s)
 		byPeer[s.Peer.ID] = s
+	}
+	if len(exact) == 0 && unpayable != "" {
+		return nil, Routed{}, fmt.Errorf("%w of %s this node can pay: %s", ErrNoSeller, req.Capability, unpayable)
 	}
 	routed := m.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
 	var out []Seller
@@ -328,23 +341,32 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	if max := now.Add(time.Duration(q.Quote.MaxDurationMS) * time.Millisecond); deadline.After(max) {
 		deadline = max
 	}
-	lock, err := m.escrow.Lock(ctx, escrow.LockParams{
+	lp := escrow.LockParams{
 		QuoteID: q.Quote.QuoteID, Capability: req.Capability, Seller: s.Peer.ID,
 		Amount: int64(q.Quote.Price), Deadline: deadline, Window: q.Quote.Window(), Input: req.Input,
 		SpendCaps: req.SpendCaps,
-	})
+	}
+	if st := s.Listing.Listing.Settlement; st != nil {
+		lp.SellerAddress = st.PayTo
+	}
+	lock, err := m.escrow.Lock(ctx, lp)
 	if err != nil {
-		if errors.Is(err, escrow.ErrInsufficientFunds) {
-			return HireResult{}, fmt.Errorf("lock %s credits: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, err)
+		unit := "credits"
+		if m.cfg.settlement != nil {
+			unit = "on rail " + m.cfg.settlement.Rail
 		}
-		return HireResult{}, fmt.Errorf("lock %s credits: %w", q.Quote.Price, err)
+		if errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered) {
+			return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
+		}
+		return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
 	}
 	failpoint.Inject("buyer/after-lock")
-	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked}
+	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: m.escrow.RailName()}
 	m.rememberCounterparty(s.Peer.ID)
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
 		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
+		Rail: res.Rail,
 	}
 	if !req.standard {
 		// A restart must be able to verify the output against the
@@ -362,7 +384,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		return m.refund(res, "encode job request", nil, err)
 	}
 	jobStart := time.Now()
-	out, delivery, runErr := m.runJob(ctx, s.Peer, lock, jobBody, req.Progress)
+	out, delivery, runErr := m.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, lock, jobBody, req.Progress)
 	if runErr == nil {
 		m.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
 	}

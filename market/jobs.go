@@ -74,6 +74,9 @@ type JobRecord struct {
 	// Events is the job's event history as the buyer saw it (accepted,
 	// progress, result or error), without outputs; at most maxJobEvents.
 	Events []JobEvent `json:"events,omitempty"`
+	// Rail is the job's settlement rail; records older than rails have none
+	// and are credits (MarshalJSON writes it so).
+	Rail string `json:"rail"`
 	// SettleSent is set once the seller acknowledged the buyer's settle.
 	SettleSent bool `json:"settle_sent,omitempty"`
 	Rating     int  `json:"rating,omitempty"`
@@ -98,6 +101,16 @@ func (m *Market) SaveEvents(jobID string, evs []JobEvent) {
 		evs = append(append([]JobEvent{}, evs[:maxJobEvents/2]...), evs[len(evs)-maxJobEvents/2:]...)
 	}
 	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Events = evs })
+}
+
+// MarshalJSON writes the record with its rail: escrow.RailCredits for
+// records made before rails existed.
+func (r JobRecord) MarshalJSON() ([]byte, error) {
+	type plain JobRecord
+	if r.Rail == "" {
+		r.Rail = escrow.RailCredits
+	}
+	return json.Marshal(plain(r))
 }
 
 // jobs stores job records and ratings.

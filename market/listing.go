@@ -49,6 +49,9 @@ type Listing struct {
 	SkillCardHash       string          `json:"skillcard_hash,omitempty"`
 	RiskTier            int             `json:"risk_tier,omitempty"`
 	RequiredPermissions []string        `json:"required_permissions,omitempty"`
+	// Settlement is how the seller is paid (settlement.go); absent on the
+	// credits rail.
+	Settlement *Settlement `json:"settlement,omitempty"`
 }
 
 // SignedListing is a Listing with the seller's signature over its stable JSON.

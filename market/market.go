@@ -3,9 +3,14 @@
 // buyer's side: finding sellers, checking their signed listings, and (in
 // job.go and hire.go) quotes, jobs and settlement.
 //
-// The agent endpoint is served with go-libp2p's p2p/http under the protocol
-// ID AgentProtocolID, mounted at the HTTP path AgentPath, so the same
-// http.Handler can also listen on plain TCP for HTTP-only buyers. Routes:
+// The agent endpoint is HTTP/1.1 over libp2p streams of go-libp2p's p2p/http
+// protocol ("/http/1.1"), named AgentProtocolID in its well-known map and
+// mounted at the HTTP path AgentPath, so the same http.Handler can also
+// listen on plain TCP for HTTP-only buyers. A seller behind NAT is reached
+// through a relay (circuit v2), so agent streams may run over a limited
+// (relayed) connection; a job goes over one only when no direct connection
+// appears within HolePunchWait and its request fits the relay's data limit
+// (transport.go). Routes:
 //
 //	GET  /capabilities                 every signed listing of the seller
 //	GET  /capabilities/{id}            one signed listing (404 if not sold)
@@ -31,7 +36,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
-	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 )
@@ -46,7 +50,10 @@ const (
 	// which saves a round trip per seller.
 	AgentPath = "/swarmwage/agent/1"
 
-	// ServiceName is the resource-manager service name of the agent endpoint.
+	// ServiceName is the resource-manager service of agent streams, inbound
+	// (serve.go) and outbound (transport.go); the node gives it limits of
+	// its own, per peer too, so that agent traffic cannot use up what
+	// identify, the DHT or a relay service need.
 	ServiceName = "swarmwage.agent"
 
 	// listingVersion is the schema version of Listing.
@@ -83,7 +90,6 @@ type Market struct {
 	latency  *latencies
 	reps     *reputations
 	handlers *handlers
-	http     *libp2phttp.Host
 	client   *agentClient
 	server   *server
 	log      *slog.Logger
@@ -124,8 +130,12 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	if err != nil {
 		return nil, err
 	}
+	if rail := esc.RailName(); RailOf(Listing{Settlement: cfg.settlement}) != rail ||
+		cfg.settlement != nil && cfg.settlement.PayTo != esc.RailAddress() {
+		return nil, fmt.Errorf("market: the listing settlement (rail %s) is not the escrow's rail %s at %s", RailOf(Listing{Settlement: cfg.settlement}), rail, esc.RailAddress())
+	}
+	store.settlement = cfg.settlement
 	ctx, cancel := context.WithCancel(context.Background())
-	hh := &libp2phttp.Host{StreamHost: h}
 	m := &Market{
 		cfg:        cfg,
 		host:       h,
@@ -137,8 +147,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
 		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
-		http:       hh,
-		client:     &agentClient{http: hh},
+		client:     &agentClient{host: h, holePunchWait: HolePunchWait},
 		log:        cfg.logger,
 		ctx:        ctx,
 		cancel:     cancel,
@@ -154,6 +163,9 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 
 // Start serves the agent endpoint and announces every stored listing.
 func (m *Market) Start(ctx context.Context) error {
+	if err := m.resignListings(ctx); err != nil {
+		return err
+	}
 	srv, ln, err := m.listenStreams()
 	if err != nil {
 		return err

@@ -62,6 +62,8 @@ type config struct {
 	// policies and catalog route hires (package route).
 	policies route.Policies
 	catalog  *route.Catalog
+	// settlement is this node's rail and payout address (ListingSettlement).
+	settlement *Settlement
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// onJob is called after each job record write (OnJob).

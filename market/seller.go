@@ -397,7 +397,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	failpoint.Inject("seller/after-accept-lock")
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.m.host.ID(), Buyer: buyer,
-		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning,
+		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Rail: s.m.escrow.RailName(),
 		CreatedAt: s.m.cfg.now().UTC(),
 	}
 	rec.UpdatedAt = rec.CreatedAt
@@ -431,6 +431,12 @@ func (s *seller) replay(w http.ResponseWriter, r *http.Request, jobID string) {
 // lockStatus maps an escrow error on AcceptLock to a status code.
 func lockStatus(err error) int {
 	switch {
+	case errors.Is(err, escrow.ErrNotCovered):
+		return http.StatusPaymentRequired
+	case errors.Is(err, escrow.ErrRailUnavailable):
+		// Not 503: a buyer retries 503 with the same lock; this one waits
+		// for the seller's chain, so it should try another seller.
+		return http.StatusBadGateway
 	case errors.Is(err, escrow.ErrForged):
 		return http.StatusForbidden
 	case errors.Is(err, escrow.ErrJobIDReused), errors.Is(err, escrow.ErrBadState):

@@ -167,6 +167,10 @@ type Store struct {
 	key  crypto.PrivKey
 	self peer.ID
 	now  func() time.Time
+	// settlement is signed into every listing (ListingSettlement); nil:
+	// credits. A Store opened offline has none; the daemon signs its
+	// listings again with its own at start (resignListings).
+	settlement *Settlement
 }
 
 // NewStore returns the offer store of the node with key.
@@ -206,21 +210,30 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 		SkillCardHash:       p.SkillCardHash,
 		RiskTier:            p.RiskTier,
 		RequiredPermissions: p.RequiredPermissions,
+		Settlement:          s.settlement,
 	}
-	signed, err := SignListing(s.key, l)
-	if err != nil {
+	if err := s.putSigned(l, p.Handler); err != nil {
 		return Offer{}, err
 	}
-	o := Offer{Version: offerVersion, Signed: signed, Handler: p.Handler}
+	return s.Get(ctx, p.Capability)
+}
+
+// putSigned signs l and stores it with its handler.
+func (s *Store) putSigned(l Listing, h HandlerConfig) error {
+	signed, err := SignListing(s.key, l)
+	if err != nil {
+		return err
+	}
+	o := Offer{Version: offerVersion, Signed: signed, Handler: h}
 	val, err := json.Marshal(o)
 	if err != nil {
-		return Offer{}, fmt.Errorf("encode listing %s: %w", p.Capability, err)
+		return fmt.Errorf("encode listing %s: %w", l.Capability, err)
 	}
-	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(listingKey(p.Capability), val) })
+	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(listingKey(l.Capability), val) })
 	if err != nil {
-		return Offer{}, fmt.Errorf("store listing %s: %w", p.Capability, err)
+		return fmt.Errorf("store listing %s: %w", l.Capability, err)
 	}
-	return o, nil
+	return nil
 }
 
 // schemasFor picks the schemas of a listing: the taxonomy's for standard

@@ -472,6 +472,7 @@ func hireResult(info node.HireInfo, charged int64) hireOut {
 		Verification: verificationDoc{Passed: info.Verification.Passed, Checks: checkResults(info.Verification.Checks)},
 		Escrow:       escrowState{State: info.Escrow.State, Reason: info.Escrow.Reason},
 		Outcome:      info.Outcome, Charged: escrow.FormatAmount(charged), Error: info.Error, DurationMS: info.DurationMS,
+		Rail: info.Rail,
 	}
 	if len(info.Output) > 0 {
 		_ = json.Unmarshal(info.Output, &out.Output)
@@ -707,10 +708,11 @@ func (s *Server) wallet(ctx context.Context, _ *sdk.CallToolRequest, _ walletIn)
 	if err != nil {
 		return nil, walletOut{}, err
 	}
-	b, err := cl.Balance(ctx)
+	w, err := cl.Wallet(ctx)
 	if err != nil {
 		return nil, walletOut{}, s.daemonErr(err)
 	}
+	b := w.Balance
 	u, err := s.guard.usage(ctx, cl)
 	if err != nil {
 		return nil, walletOut{}, s.daemonErr(err)
@@ -718,7 +720,7 @@ func (s *Server) wallet(ctx context.Context, _ *sdk.CallToolRequest, _ walletIn)
 	return nil, walletOut{
 		Available: escrow.FormatAmount(b.Available), Held: escrow.FormatAmount(b.Held), Paid: escrow.FormatAmount(b.Paid),
 		Deposited: escrow.FormatAmount(b.Deposited), Earned: escrow.FormatAmount(b.Earned),
-		Spending: s.spending(&u),
+		Spending: s.spending(&u), Rail: w.Rail,
 	}, nil
 }
 

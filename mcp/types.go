@@ -83,6 +83,7 @@ type hireOut struct {
 	Error        string          `json:"error,omitempty"`
 	DurationMS   int64           `json:"duration_ms"`
 	Spending     spendingDoc     `json:"spending"`
+	Rail         string          `json:"rail" jsonschema:"the settlement rail the hire used: credits or evm"`
 }
 
 type verificationDoc struct {
@@ -186,6 +187,7 @@ type walletOut struct {
 	Deposited string      `json:"deposited"`
 	Earned    string      `json:"earned"`
 	Spending  spendingDoc `json:"spending"`
+	Rail      string      `json:"rail" jsonschema:"the node's settlement rail: credits or evm (amounts are then the stablecoin's)"`
 }
 
 type rateIn struct {

@@ -82,6 +82,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/id", a.handleID)
 	mux.HandleFunc("GET /v1/peers", a.handlePeers)
+	mux.HandleFunc("GET /v1/status", a.handleStatus)
 	mux.HandleFunc("GET /v1/listings", a.handleListings)
 	mux.HandleFunc("POST /v1/listings", a.handleAddListing)
 	mux.HandleFunc("DELETE /v1/listings/{id}", a.handleRemoveListing)
@@ -166,6 +167,15 @@ func (a *apiServer) auth(next http.Handler) http.Handler {
 
 func (a *apiServer) handleID(w http.ResponseWriter, r *http.Request) {
 	info, err := a.n.ID(r.Context())
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+func (a *apiServer) handleStatus(w http.ResponseWriter, r *http.Request) {
+	info, err := a.n.Status(r.Context())
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -298,11 +308,14 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 // ID describes this running node.
 func (n *Node) ID(ctx context.Context) (IDInfo, error) {
 	info := IDInfo{
-		PeerID:   n.Host.ID().String(),
-		Addrs:    p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
-		Network:  n.Config.Network,
-		Listings: []string{},
-		Online:   true,
+		PeerID:       n.Host.ID().String(),
+		Addrs:        p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
+		Network:      n.Config.Network,
+		Listings:     []string{},
+		Online:       true,
+		Reachability: n.net.Reachability(),
+		RelayAddrs:   n.net.RelayAddrs(),
+		HolePunch:    n.net.punches.info(),
 	}
 	offers, err := n.Market.Store().List(ctx)
 	if err != nil {
@@ -415,7 +428,10 @@ func apiError(w http.ResponseWriter, status int, msg string) {
 // OfflineID describes a repo whose daemon is not running: its configured
 // listen addresses stand in for the live ones.
 func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, error) {
-	info := IDInfo{PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{}}
+	info := IDInfo{
+		PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{},
+		Reachability: offlineReachability(repo.Config), RelayAddrs: []string{},
+	}
 	for _, a := range repo.Config.Listen {
 		info.Addrs = append(info.Addrs, a+"/p2p/"+repo.ID.String())
 	}

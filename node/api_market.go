@@ -114,7 +114,9 @@ const (
 
 // HireInfo is the result of a hire, as 'hire --json' prints it.
 type HireInfo struct {
-	JobID        string          `json:"job_id"`
+	JobID string `json:"job_id"`
+	// Rail is the settlement rail the hire used ("credits" or "evm").
+	Rail         string          `json:"rail"`
 	Capability   string          `json:"capability"`
 	Seller       string          `json:"seller"`
 	Price        string          `json:"price"`
@@ -135,6 +137,9 @@ type HireInfo struct {
 	Candidates []route.Decision `json:"candidates,omitempty"`
 	// SpendCap says which cap refused the hire, for outcome "spend_cap".
 	SpendCap *SpendCapRefusal `json:"spend_cap,omitempty"`
+	// Connection is how the job reached the seller: "direct" or "relayed"
+	// (through a circuit relay, the seller being behind NAT).
+	Connection string `json:"connection,omitempty"`
 }
 
 // VerificationDoc is the verification part of a hire result.
@@ -187,6 +192,8 @@ type EscrowsInfo struct {
 func (a *apiServer) registerMarket(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/wallet", a.handleBalance)
 	mux.HandleFunc("POST /v1/wallet/deposit", a.handleDeposit)
+	mux.HandleFunc("POST /v1/wallet/withdraw", a.handleWithdraw)
+	mux.HandleFunc("GET /v1/wallet/address", a.handleWalletAddress)
 	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
 	mux.HandleFunc("GET /v1/wallet/history", a.handleHistory)
 	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
@@ -202,7 +209,7 @@ func (a *apiServer) registerMarket(mux *http.ServeMux) {
 }
 
 func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
-	b, err := a.n.Escrow.Balance(r.Context())
+	b, err := Wallet(r.Context(), a.n.Escrow, a.n.Settler)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -214,6 +221,20 @@ func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
 	var req DepositRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode deposit: "+err.Error())
+		return
+	}
+	if a.n.Settler != nil {
+		amount, err := escrow.ParseAmount(req.Amount)
+		if err != nil || amount <= 0 {
+			apiError(w, http.StatusBadRequest, fmt.Sprintf("amount %q: want a positive decimal such as 10 or 0.5", req.Amount))
+			return
+		}
+		b, err := DepositEVM(r.Context(), a.n.Escrow, a.n.Settler, amount)
+		if err != nil {
+			apiError(w, walletStatus(err), err.Error())
+			return
+		}
+		apiJSON(w, b)
 		return
 	}
 	b, err := Deposit(r.Context(), a.n.Escrow, a.n.Config.Network, req)
@@ -521,6 +542,8 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 		Escrow:       EscrowDoc{State: string(res.State), Reason: res.Reason},
 		Outcome:      outcomeOf(res, err),
 		DurationMS:   res.DurationMS,
+		Connection:   res.Connection,
+		Rail:         n.Escrow.RailName(),
 	}
 	if res.Seller != "" {
 		info.Seller = res.Seller.String()

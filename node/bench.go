@@ -44,6 +44,12 @@ func summarize(d []time.Duration) Latencies {
 // benchNodes starts n nodes in temporary repos, the first the bootstrap
 // of the others. cleanup closes them and removes the repos.
 func benchNodes(ctx context.Context, n int, opts Options) (nodes []*Node, cleanup func(), err error) {
+	return benchNodesWith(ctx, n, opts, nil)
+}
+
+// benchNodesWith is benchNodes with setup run on each repo (its index,
+// the repo just made) before its node is built.
+func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, repo *Repo) error) (nodes []*Node, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", "swarmwage-bench")
 	if err != nil {
 		return nil, nil, err
@@ -69,6 +75,11 @@ func benchNodes(ctx context.Context, n int, opts Options) (nodes []*Node, cleanu
 		repo, err := Init(fmt.Sprintf("%s/n%d", dir, i), cfg)
 		if err != nil {
 			return nil, err
+		}
+		if setup != nil {
+			if err := setup(i, repo); err != nil {
+				return nil, err
+			}
 		}
 		o := opts
 		o.Bootstrap = boot
@@ -146,6 +157,13 @@ type BenchHireResult struct {
 	N           int     `json:"n"`
 	Concurrency int     `json:"concurrency"`
 	Failed      int     `json:"failed"`
+	// FirstError is the error of the first failed hire.
+	FirstError string `json:"first_error,omitempty"`
+	// The evm rail's run (bench_evm.go) adds these; a credits run has none.
+	Settlement         string      `json:"settlement,omitempty"`
+	CreditsHiresPerSec *float64    `json:"credits_hires_per_s,omitempty"`
+	RatioToCredits     *float64    `json:"ratio_to_credits,omitempty"`
+	Chain              *BenchChain `json:"chain,omitempty"`
 }
 
 // BenchHire runs n hires of compute.statistics.mean, concurrency at a time,
@@ -154,31 +172,72 @@ func BenchHire(ctx context.Context, n, concurrency int) (BenchHireResult, error)
 	if n < 1 || concurrency < 1 {
 		return BenchHireResult{}, errors.New("bench hire: n and concurrency must be at least 1")
 	}
-	nodes, cleanup, err := benchNodes(ctx, 2, Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}})
+	buyer, cleanup, err := benchCreditsPair(ctx, n, concurrency)
 	if err != nil {
 		return BenchHireResult{}, err
 	}
 	defer cleanup()
+	var run hireRun
+	if err := run.hires(ctx, buyer, n, concurrency); err != nil {
+		return BenchHireResult{}, err
+	}
+	return run.result(n, concurrency), nil
+}
+
+// benchCreditsPair starts a seller of compute.statistics.mean and a buyer
+// with credits for n hires, on the credits rail, and returns the buyer
+// after one warm-up hire.
+func benchCreditsPair(ctx context.Context, n, concurrency int) (buyer *Node, cleanup func(), err error) {
+	nodes, cleanup, err := benchNodes(ctx, 2, Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
 	seller, buyer := nodes[0], nodes[1]
 	if _, err := seller.Market.AddListing(ctx, market.ListingParams{Capability: "compute.statistics.mean", Price: 1000, Handler: market.HandlerConfig{Kind: market.HandlerBuiltin}}); err != nil {
-		return BenchHireResult{}, err
+		return nil, nil, err
 	}
 	if err := buyer.Escrow.Deposit(ctx, int64(n+10)*1000, "bench"); err != nil {
-		return BenchHireResult{}, err
+		return nil, nil, err
 	}
+	if err := warmUp(ctx, nodes, buyer); err != nil {
+		return nil, nil, err
+	}
+	return buyer, cleanup, nil
+}
+
+var benchReq = market.HireRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3,4,5,6,7,8,9,10]}`), Timeout: 30 * time.Second}
+
+// warmUp waits for the nodes' announcements and runs one hire: the first
+// pays for the DHT search and the connection.
+func warmUp(ctx context.Context, nodes []*Node, buyer *Node) error {
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := waitAnnounced(wctx, nodes); err != nil {
-		return BenchHireResult{}, err
+		return err
 	}
-	req := market.HireRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3,4,5,6,7,8,9,10]}`), Timeout: 30 * time.Second}
-	// Warm up: the first hire pays for the DHT search and the connection.
-	if _, err := buyer.Market.Hire(ctx, req); err != nil {
-		return BenchHireResult{}, fmt.Errorf("bench hire: warm-up hire: %w", err)
+	if _, err := buyer.Market.Hire(ctx, benchReq); err != nil {
+		return fmt.Errorf("bench hire: warm-up hire: %w", err)
 	}
-	lat := make([]time.Duration, 0, n)
+	return nil
+}
+
+// hireRun accumulates the hires of one or more rounds.
+type hireRun struct {
+	lat      []time.Duration
+	elapsed  time.Duration
+	failed   int
+	firstErr string
+}
+
+// hires runs n hires of compute.statistics.mean from buyer, concurrency at
+// a time, and adds them to the run.
+func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) error {
 	var mu sync.Mutex
-	failed := 0
 	work := make(chan struct{}, n)
 	for range n {
 		work <- struct{}{}
@@ -192,25 +251,32 @@ func BenchHire(ctx context.Context, n, concurrency int) (BenchHireResult, error)
 			defer wg.Done()
 			for range work {
 				t0 := time.Now()
-				res, err := buyer.Market.Hire(ctx, req)
+				res, err := buyer.Market.Hire(ctx, benchReq)
 				d := time.Since(t0)
 				mu.Lock()
 				if err != nil || res.State != escrow.StateReleased {
-					failed++
+					h.failed++
+					if h.firstErr == "" && err != nil {
+						h.firstErr = err.Error()
+					}
 				} else {
-					lat = append(lat, d)
+					h.lat = append(h.lat, d)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	total := time.Since(start)
-	s := summarize(lat)
+	h.elapsed += time.Since(start)
+	return ctx.Err()
+}
+
+func (h *hireRun) result(n, concurrency int) BenchHireResult {
+	s := summarize(h.lat)
 	return BenchHireResult{
-		P50MS: s.P50MS, P95MS: s.P95MS, HiresPerSec: float64(len(lat)) / total.Seconds(),
-		N: n, Concurrency: concurrency, Failed: failed,
-	}, nil
+		P50MS: s.P50MS, P95MS: s.P95MS, HiresPerSec: float64(len(h.lat)) / h.elapsed.Seconds(),
+		N: n, Concurrency: concurrency, Failed: h.failed, FirstError: h.firstErr,
+	}
 }
 
 // BenchFindResult is the output of 'bench find --json'.

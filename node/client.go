@@ -115,6 +115,12 @@ func (c *Client) ID(ctx context.Context) (IDInfo, error) {
 	return out, c.do(ctx, http.MethodGet, "/v1/id", nil, &out)
 }
 
+// Status describes the daemon's node.
+func (c *Client) Status(ctx context.Context) (StatusInfo, error) {
+	var out StatusInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/status", nil, &out)
+}
+
 // Peers lists the daemon's connected peers.
 func (c *Client) Peers(ctx context.Context) (PeersInfo, error) {
 	var out PeersInfo

@@ -59,12 +59,17 @@ type Config struct {
 	AgentHTTP string `toml:"agent_http,omitempty"`
 	// Market holds the seller's terms and limits.
 	Market MarketConfig `toml:"market,omitempty"`
+	// P2P is how this node takes part in the network: reachability, relays.
+	P2P P2PConfig `toml:"p2p,omitempty"`
 	// WCP names the WCP catalog whose tombstones route retired IDs.
 	WCP WCPConfig `toml:"wcp,omitempty"`
 	// Policy are the buyer's [[policy]] tables.
 	Policy []PolicyConfig `toml:"policy,omitempty"`
 	// Storage holds the disk-space limits.
 	Storage StorageConfig `toml:"storage,omitempty"`
+	// Settlement is the settlement rail (config_settlement.go): credits
+	// (default) or evm.
+	Settlement SettlementConfig `toml:"settlement,omitempty"`
 }
 
 // StorageConfig is the [storage] section.
@@ -111,6 +116,68 @@ type MarketConfig struct {
 	// RefuseFalseRefunders refuses quotes to buyers that refunded output
 	// the capability's standard verifier accepts. Default false.
 	RefuseFalseRefunders bool `toml:"refuse_false_refunders,omitempty"`
+}
+
+// Values of [p2p] reachability.
+const (
+	// ReachabilityAuto lets AutoNAT find out whether others can dial this
+	// node.
+	ReachabilityAuto = "auto"
+	// ReachabilityPublic declares that others can dial this node.
+	ReachabilityPublic = "public"
+	// ReachabilityPrivate declares that they cannot: the node reserves a
+	// slot on a relay at once and announces its circuit address.
+	ReachabilityPrivate = "private"
+	// ReachabilityUnknown is what status says while AutoNAT has not
+	// decided; it is not a config value.
+	ReachabilityUnknown = "unknown"
+)
+
+// P2PConfig is the [p2p] section: how this node takes part in the network
+// below the market. The top-level key network names the network.
+type P2PConfig struct {
+	// Reachability is "auto" (default: AutoNAT decides), "public" or
+	// "private", for networks where AutoNAT cannot decide, such as a
+	// private network on private addresses (Kubo's forced reachability).
+	Reachability string `toml:"reachability,omitempty"`
+	// RelayService runs a circuit relay v2 service for nodes behind NAT,
+	// with the limits in README ("Relays"). Default false: only a node told
+	// to is a relay. On amino it starts once AutoNAT finds the node
+	// publicly reachable; on a private network it starts at once.
+	RelayService bool `toml:"relay_service,omitempty"`
+	// Relays are static relays (multiaddrs ending in /p2p/<peer-id>),
+	// tried before relays found among DHT peers.
+	Relays []string `toml:"relays,omitempty"`
+}
+
+// validate checks the section.
+func (p P2PConfig) validate() error {
+	switch p.Reachability {
+	case "", ReachabilityAuto, ReachabilityPublic, ReachabilityPrivate:
+	default:
+		return fmt.Errorf("config p2p.reachability = %q: want \"auto\", \"public\" or \"private\"", p.Reachability)
+	}
+	if p.RelayService && p.Reachability == ReachabilityPrivate {
+		return errors.New("config p2p.relay_service: a node with p2p.reachability = \"private\" cannot be dialled, so it cannot be a relay; set reachability to \"auto\" or \"public\", or relay_service = false")
+	}
+	if _, err := ParseBootstrap(p.Relays); err != nil {
+		return fmt.Errorf("config p2p.relays: %w", err)
+	}
+	return nil
+}
+
+// reachability is the effective [p2p] reachability on network: a relay of
+// a private network is public by definition (its members dial it), even
+// where AutoNAT cannot tell, on private addresses.
+func (p P2PConfig) reachability(network string) string {
+	r := p.Reachability
+	if r == "" {
+		r = ReachabilityAuto
+	}
+	if r == ReachabilityAuto && p.RelayService && network != dht.Amino {
+		return ReachabilityPublic
+	}
+	return r
 }
 
 // options turns the section into market options; unset keys keep the
@@ -193,10 +260,16 @@ func (c Config) Validate() error {
 	if _, err := c.Market.options(); err != nil {
 		return err
 	}
+	if err := c.P2P.validate(); err != nil {
+		return err
+	}
 	if _, err := policies(c.Policy); err != nil {
 		return err
 	}
 	if _, err := c.Storage.minFree(); err != nil {
+		return err
+	}
+	if err := c.Settlement.validate(); err != nil {
 		return err
 	}
 	return nil

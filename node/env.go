@@ -9,6 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -39,9 +40,10 @@ type Env struct {
 	// Client is the daemon's control API; nil offline.
 	Client *Client
 
-	access Access
-	local  *Local
-	esc    *escrow.Escrow
+	access  Access
+	local   *Local
+	esc     *escrow.Escrow
+	settler *evm.Settler // offline on the evm rail
 }
 
 // OpenEnv opens the repo at dir and the node serving it: the running
@@ -117,6 +119,10 @@ func (e *Env) Local() *Local { return e.local }
 // Close releases the repo (offline); the daemon goes on.
 func (e *Env) Close() error {
 	var errs []error
+	if e.settler != nil {
+		errs = append(errs, e.settler.Close())
+		e.settler = nil
+	}
 	if e.esc != nil {
 		errs = append(errs, e.esc.Close())
 		e.esc = nil
@@ -134,7 +140,18 @@ func (e *Env) escrow() (*escrow.Escrow, error) {
 	if e.esc != nil {
 		return e.esc, nil
 	}
-	esc, err := escrow.New(e.local.DB, e.Repo.Key, escrow.WithLogger(discardLogger()))
+	opts := []escrow.Option{escrow.WithLogger(discardLogger())}
+	if e.settler == nil {
+		s, err := NewSettler(e.Repo, discardLogger())
+		if err != nil {
+			return nil, fmt.Errorf("open the evm rail: %w", err)
+		}
+		e.settler = s
+	}
+	if e.settler != nil {
+		opts = append(opts, escrow.WithRail(e.settler))
+	}
+	esc, err := escrow.New(e.local.DB, e.Repo.Key, opts...)
 	if errors.Is(err, badger.ErrReadOnlyTxn) && e.local.ReadOnly {
 		// The escrow was never opened on this repo: it must write its
 		// schema first, so the database is opened for writing.
@@ -144,10 +161,13 @@ func (e *Env) escrow() (*escrow.Escrow, error) {
 		if e.local, err = OpenLocal(e.Repo); err != nil {
 			return nil, err
 		}
-		esc, err = escrow.New(e.local.DB, e.Repo.Key, escrow.WithLogger(discardLogger()))
+		esc, err = escrow.New(e.local.DB, e.Repo.Key, opts...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open the escrow: %w", err)
+	}
+	if e.settler != nil {
+		e.settler.Attach(esc)
 	}
 	e.esc = esc
 	return esc, nil
@@ -243,6 +263,9 @@ func (e *Env) Deposit(ctx context.Context, amount int64, memo string) (escrow.Ba
 	if err != nil {
 		return escrow.Balance{}, err
 	}
+	if e.settler != nil {
+		return DepositEVM(ctx, esc, e.settler, amount)
+	}
 	if err := esc.Deposit(ctx, amount, memo); err != nil {
 		return escrow.Balance{}, err
 	}
@@ -296,4 +319,27 @@ func (e *Env) History(ctx context.Context, since time.Time) (escrow.History, err
 		return escrow.History{}, err
 	}
 	return esc.History(ctx, since, time.Local)
+}
+
+// Wallet is the balance with the rail and, on evm, the chain's figures.
+func (e *Env) Wallet(ctx context.Context) (WalletInfo, error) {
+	if e.Client != nil {
+		return e.Client.Wallet(ctx)
+	}
+	esc, err := e.escrow()
+	if err != nil {
+		return WalletInfo{}, err
+	}
+	return Wallet(ctx, esc, e.settler)
+}
+
+// Withdraw pays out to the node's address what it may take now (evm).
+func (e *Env) Withdraw(ctx context.Context) (WithdrawInfo, error) {
+	if e.Client != nil {
+		return e.Client.Withdraw(ctx)
+	}
+	if _, err := e.escrow(); err != nil {
+		return WithdrawInfo{}, err
+	}
+	return WithdrawEVM(ctx, e.settler)
 }

@@ -151,7 +151,7 @@ func (n *Node) Detach(req market.HireRequest) HireInfo {
 		done <- n.runHire(n.hires.ctx, req, func(ev market.Event) {
 			if ev.Type == market.EventAccepted {
 				select {
-				case accepted <- HireInfo{JobID: ev.JobID, Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}:
+				case accepted <- HireInfo{JobID: ev.JobID, Rail: n.Escrow.RailName(), Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}:
 				default:
 				}
 			}
@@ -163,7 +163,7 @@ func (n *Node) Detach(req market.HireRequest) HireInfo {
 	case res := <-done:
 		return res
 	case <-time.After(detachWait):
-		return HireInfo{Capability: req.Capability, Outcome: OutcomeRunning, Error: "no seller accepted the job yet; it goes on: see 'swarmwage jobs list'"}
+		return HireInfo{Capability: req.Capability, Rail: n.Escrow.RailName(), Outcome: OutcomeRunning, Error: "no seller accepted the job yet; it goes on: see 'swarmwage jobs list'"}
 	}
 }
 
@@ -202,7 +202,7 @@ func (n *Node) jobResult(ctx context.Context, jobID string) (HireInfo, error) {
 		return HireInfo{}, err
 	}
 	info := HireInfo{
-		JobID: jobID, Capability: rec.Capability, Seller: rec.Seller.String(), Price: rec.Price.String(),
+		JobID: jobID, Rail: er.Rail, Capability: rec.Capability, Seller: rec.Seller.String(), Price: rec.Price.String(),
 		Output: rec.Output, Escrow: EscrowDoc{State: string(er.State), Reason: er.Reason}, Error: rec.Error,
 		Verification: VerificationDoc{Checks: rec.Checks}, DurationMS: rec.DurationMS,
 	}

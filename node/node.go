@@ -33,16 +33,16 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/ethereum/go-ethereum/common"
 	badgerds "github.com/ipfs/go-ds-badger4"
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
-	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/sandbox"
@@ -63,6 +63,10 @@ type Options struct {
 	API string
 	// AgentHTTP overrides Config.AgentHTTP when set.
 	AgentHTTP string
+	// RelayService turns [p2p] relay_service on for this run.
+	RelayService bool
+	// Version is the binary's version, for status.
+	Version string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// DHTOptions are extra options for the capability DHT (tests shorten
@@ -84,8 +88,12 @@ type Node struct {
 	Routing *dht.Routing
 	Market  *market.Market
 	Escrow  *escrow.Escrow
+	// Settler is the evm settlement rail; nil on credits.
+	Settler *evm.Settler
 
 	log       *slog.Logger
+	version   string
+	net       *netState
 	ds        *badgerds.Datastore
 	pstore    peerstore.Peerstore
 	api       *apiServer
@@ -118,7 +126,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log, hires: newHireHub(), events: newEventBus()}
+	n := &Node{Repo: repo, Config: cfg, log: log, version: opts.Version, hires: newHireHub(), events: newEventBus()}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
@@ -149,7 +157,15 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	if n.Host, err = newHost(repo, cfg, n.pstore, len(boot) == 0, n.relayCandidates, n.faults.hostOptions()...); err != nil {
+	static, err := ParseBootstrap(cfg.P2P.Relays)
+	if err != nil {
+		return nil, fmt.Errorf("p2p relays: %w", err)
+	}
+	n.net = newNetState(cfg, static, len(boot) > 0, log)
+	if n.Host, err = newHost(repo, cfg, n.pstore, n.net, n.faults.hostOptions()...); err != nil {
+		return nil, err
+	}
+	if err := n.net.start(n.Host); err != nil {
 		return nil, err
 	}
 	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
@@ -159,6 +175,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
 		return nil, err
 	}
+	n.net.setRouting(n.Routing)
 	// The escrow's settle hook runs after the market exists: it only kicks
 	// the market's outbox.
 	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(r escrow.Record) {
@@ -171,6 +188,12 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 			n.Market.Reverify(ctx, r)
 		}
 	})}, opts.EscrowOptions...)
+	if n.Settler, err = NewSettler(repo, log); err != nil {
+		return nil, err
+	}
+	if n.Settler != nil {
+		eopts = append(eopts, escrow.WithRail(n.Settler))
+	}
 	if n.Escrow, err = escrow.New(n.DB, repo.Key, eopts...); err != nil {
 		return nil, err
 	}
@@ -198,6 +221,11 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
 	}
+	if n.Settler != nil {
+		mopts = append(mopts, market.ListingSettlement(&market.Settlement{
+			Rail: RailEVM, Escrow: common.HexToAddress(cfg.Settlement.Escrow).Hex(), PayTo: n.Settler.Address(),
+		}))
+	}
 	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
 	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {
 		return nil, err
@@ -222,59 +250,34 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 	if opts.AgentHTTP != "" {
 		cfg.AgentHTTP = opts.AgentHTTP
 	}
+	if opts.RelayService {
+		cfg.P2P.RelayService = true
+	}
 	return cfg, cfg.Validate()
 }
 
 // newHost starts the libp2p host: TCP and QUIC, Noise and TLS, yamux (the
-// defaults), AutoNAT v2, hole punching and the relay v2 client, with the
-// resource manager on. A node that bootstraps from no one is a bootstrap
-// node and also runs a relay v2 service so NAT'd sellers get a circuit
-// address.
-func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, isBootstrap bool, relays autorelay.PeerSource, extra ...libp2p.Option) (host.Host, error) {
-	opts := []libp2p.Option{
+// defaults), with what [p2p] asks for (p2p.go): AutoNAT v2 and the AutoNAT
+// service, hole punching, AutoRelay with the relay v2 client, a relay
+// service only when told to, and the resource manager with the agent's
+// own limits; extra are the fault injector's options (build tag
+// failpoints).
+func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, st *netState, extra ...libp2p.Option) (host.Host, error) {
+	p2p, err := p2pOptions(cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]libp2p.Option{
 		libp2p.Identity(repo.Key),
 		libp2p.ListenAddrStrings(cfg.Listen...),
 		libp2p.Peerstore(ps),
 		libp2p.UserAgent(UserAgent),
-		libp2p.EnableHolePunching(),
-		libp2p.EnableAutoNATv2(),
-		// When AutoNAT finds this node unreachable, reserve a slot on a
-		// relay found among DHT peers, so buyers can reach a NAT'd seller
-		// through a circuit address (and hole punching upgrades it).
-		libp2p.EnableAutoRelayWithPeerSource(relays),
-	}
-	if isBootstrap {
-		opts = append(opts, libp2p.EnableRelayService())
-	}
+	}, p2p...)
 	h, err := libp2p.New(append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("start libp2p host: %w", err)
 	}
 	return h, nil
-}
-
-// relayCandidates offers peers of the DHT routing table as relay
-// candidates to AutoRelay; it only asks when this node is unreachable.
-func (n *Node) relayCandidates(ctx context.Context, num int) <-chan peer.AddrInfo {
-	ch := make(chan peer.AddrInfo)
-	go func() {
-		defer close(ch)
-		if n.Routing == nil {
-			return
-		}
-		for _, p := range n.Routing.DHT().RoutingTable().ListPeers() {
-			if num <= 0 {
-				return
-			}
-			select {
-			case ch <- n.Host.Peerstore().PeerInfo(p):
-				num--
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ch
 }
 
 // Start bootstraps the DHT, serves the agent endpoint, announces every
@@ -288,6 +291,11 @@ func (n *Node) Start(ctx context.Context) error {
 	n.gc.start()
 	if err := n.Escrow.Start(ctx); err != nil {
 		return err
+	}
+	if n.Settler != nil {
+		if err := n.Settler.Start(n.Escrow); err != nil {
+			return err
+		}
 	}
 	if err := n.Market.Start(ctx); err != nil {
 		return err
@@ -357,8 +365,14 @@ func (n *Node) Close() error {
 		if n.sandbox != nil {
 			errs = append(errs, n.sandbox.close())
 		}
+		if n.Settler != nil {
+			errs = append(errs, n.Settler.Close())
+		}
 		if n.Escrow != nil {
 			errs = append(errs, n.Escrow.Close())
+		}
+		if n.net != nil {
+			n.net.close()
 		}
 		if n.Routing != nil {
 			errs = append(errs, n.Routing.Close())

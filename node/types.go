@@ -20,6 +20,81 @@ type IDInfo struct {
 	Network  string   `json:"network"`
 	Listings []string `json:"listings"`
 	Online   bool     `json:"online"`
+	// Reachability is whether other nodes can dial this one: "public",
+	// "private" (behind NAT: reached through a relay) or "unknown" (AutoNAT
+	// has not decided, or the node is offline).
+	Reachability string `json:"reachability"`
+	// RelayAddrs are the circuit addresses of the relay reservations this
+	// node holds, as buyers dial them (also in Addrs while announced).
+	RelayAddrs []string `json:"relay_addrs"`
+	// HolePunch counts the hole punches this node took part in.
+	HolePunch HolePunchInfo `json:"hole_punch"`
+}
+
+// HolePunchInfo counts hole punches (DCUtR), each after its retries, and
+// says how the last one ended.
+type HolePunchInfo struct {
+	Attempts  int `json:"attempts"`
+	Successes int `json:"successes"`
+	// Last is the latest hole punch; null before the first.
+	Last *HolePunchResult `json:"last"`
+}
+
+// HolePunchResult is the outcome of one hole punch.
+type HolePunchResult struct {
+	// Peer is the other side.
+	Peer string `json:"peer"`
+	// Success: it left a direct connection.
+	Success bool `json:"success"`
+	// Side is "initiator" (this node was dialled through its relay and
+	// started it) or "receiver"; empty when it failed before it started.
+	Side string `json:"side,omitempty"`
+	// Attempts is how many tries it took (libp2p retries up to 3 times).
+	Attempts int `json:"attempts"`
+	// At is when it ended (RFC 3339, UTC).
+	At string `json:"at"`
+	// Error says why a hole punch could not even be tried, e.g. the other
+	// node had no public address to offer yet.
+	Error string `json:"error,omitempty"`
+}
+
+// StatusInfo is the answer of GET /v1/status and 'swarmwage status --json':
+// a node's health in one document.
+type StatusInfo struct {
+	PeerID string `json:"peer_id"`
+	// Version is the binary's version, when it has one.
+	Version string `json:"version,omitempty"`
+	Network string `json:"network"`
+	Online  bool   `json:"online"`
+	// Peers is the number of connected peers; DHTPeers the size of the DHT
+	// routing table (0: buyers cannot find this node's listings).
+	Peers    int `json:"peers"`
+	DHTPeers int `json:"dht_peers"`
+	// Reachability, RelayAddrs and HolePunch are as in IDInfo.
+	Reachability string        `json:"reachability"`
+	RelayAddrs   []string      `json:"relay_addrs"`
+	HolePunch    HolePunchInfo `json:"hole_punch"`
+	// Listings are what this node sells.
+	Listings []StatusListing `json:"listings"`
+	// Balance is the wallet, as 'wallet balance --json' shows it.
+	Balance escrow.Balance `json:"balance"`
+	// JobsInFlight counts jobs still running, bought and sold.
+	JobsInFlight JobsInFlight `json:"jobs_in_flight"`
+}
+
+// StatusListing is one listing in a status.
+type StatusListing struct {
+	Capability string `json:"capability"`
+	Price      string `json:"price"`
+	// LastAnnounced is when the DHT last took this node's provider records
+	// of the capability (RFC 3339, UTC); empty while none did.
+	LastAnnounced string `json:"last_announced,omitempty"`
+}
+
+// JobsInFlight counts running jobs by this node's role in them.
+type JobsInFlight struct {
+	Bought int `json:"bought"`
+	Sold   int `json:"sold"`
 }
 
 // PeerInfo is one connected peer.
@@ -78,7 +153,11 @@ type AddListingRequest struct {
 
 // SellerInfo is one seller in a find result.
 type SellerInfo struct {
-	PeerID              string   `json:"peer_id"`
+	PeerID string `json:"peer_id"`
+	// Rail is how the seller is paid ("credits" or "evm"); PayTo its
+	// payout address on the rail, from its signed listing.
+	Rail                string   `json:"rail"`
+	PayTo               string   `json:"pay_to,omitempty"`
 	Capability          string   `json:"capability"`
 	Price               string   `json:"price"`
 	Addrs               []string `json:"addrs"`
@@ -173,8 +252,12 @@ func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo
 			SkillCardHash:       l.SkillCardHash,
 			RiskTier:            l.RiskTier,
 			RequiredPermissions: l.RequiredPermissions,
+			Rail:                market.RailOf(l),
 		})
 		last := &out.Sellers[len(out.Sellers)-1]
+		if l.Settlement != nil {
+			last.PayTo = l.Settlement.PayTo
+		}
 		last.Rating, last.Ratings = rating(s.Peer.ID)
 		last.Reputation = reputationInfo(s.Reputation)
 	}

@@ -13,18 +13,28 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/escrow/evm"
+	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
 	"github.com/swarmwage/swarmwage/node"
 )
 
 func benchHireCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "hire",
-		Usage:       "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
-		ArgsUsage:   " ",
-		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed}.",
+		Name:      "hire",
+		Usage:     "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
+		ArgsUsage: " ",
+		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed}.\n" +
+			"With --settlement evm it runs the credits hires first, then the same hires on the evm rail on a\n" +
+			"fresh escrow and test token, and adds settlement, credits_hires_per_s, ratio_to_credits and\n" +
+			"chain {txs, gas, txs_per_hire, gas_per_hire, by_kind, redeemed, batches, release_to_paid}.\n" +
+			"Without --rpc it starts the pinned anvil from contracts/ (a source tree with 'npm ci' run there).",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "n", Value: 1000, Usage: "number of hires"},
 			&cli.IntFlag{Name: "concurrency", Value: 32, Usage: "hires in flight at once"},
+			&cli.StringFlag{Name: settlementFlag, Value: node.RailCredits, Usage: "'credits' or 'evm' (evm also runs credits, to compare)"},
+			&cli.StringFlag{Name: rpcFlag, Usage: "evm: a dev chain's JSON-RPC `URL` (default: start anvil)"},
+			&cli.StringFlag{Name: keyFileFlag, Usage: "evm with --rpc: `FILE` with a funded key (hex) that deploys and pays the nodes' gas"},
+			&cli.DurationFlag{Name: "redeem-interval", Value: time.Second, Usage: "evm: the seller's redeem interval"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -32,7 +42,16 @@ func benchHireCommand() *cli.Command {
 			if n < 1 || conc < 1 || conc > 1024 {
 				return usageErrf("--n must be at least 1 and --concurrency 1 to 1024")
 			}
-			res, err := node.BenchHire(c.Context, n, conc)
+			var res node.BenchHireResult
+			var err error
+			switch c.String(settlementFlag) {
+			case node.RailCredits:
+				res, err = node.BenchHire(c.Context, n, conc)
+			case node.RailEVM:
+				res, err = benchHireEVM(c, n, conc)
+			default:
+				return usageErrf("--settlement %q: want credits or evm", c.String(settlementFlag))
+			}
 			if err != nil {
 				return err
 			}
@@ -41,6 +60,12 @@ func benchHireCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "hires: %d at concurrency %d (%d failed)\nlatency: p50 %.2f ms, p95 %.2f ms\nthroughput: %.0f hires/s\n",
 				res.N, res.Concurrency, res.Failed, res.P50MS, res.P95MS, res.HiresPerSec)
+			if ch := res.Chain; ch != nil {
+				fmt.Fprintf(c.App.Writer, "credits, same run: %.0f hires/s (evm is %.2f of it)\non chain: %d transactions, %d gas: %.4f transactions and %.0f gas a hire (%v)\n"+
+					"redeemed %d vouchers in %d batches; release to money in the seller's address: p50 %.0f ms, p95 %.0f ms (redeem interval %d ms)\n",
+					*res.CreditsHiresPerSec, *res.RatioToCredits, ch.Txs, ch.Gas, ch.TxsPerHire, ch.GasPerHire, ch.ByKind,
+					ch.Redeemed, ch.Batches, ch.ReleaseToPaid.P50MS, ch.ReleaseToPaid.P95MS, ch.RedeemIntervalMS)
+			}
 			return nil
 		},
 	}
@@ -152,4 +177,31 @@ func vmRSS(pid int) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// benchHireEVM runs the evm bench on --rpc with --key-file, or on an anvil
+// it starts.
+func benchHireEVM(c *cli.Context, n, conc int) (node.BenchHireResult, error) {
+	o := node.BenchEVMOptions{RPC: c.String(rpcFlag), RedeemInterval: c.Duration("redeem-interval")}
+	if o.RPC != "" {
+		if c.String(keyFileFlag) == "" {
+			return node.BenchHireResult{}, usageErrf("--rpc needs --key-file FILE: a funded key that deploys and pays the nodes' gas")
+		}
+		k, _, err := evm.ReadKeyFile(c.String(keyFileFlag))
+		if err != nil {
+			return node.BenchHireResult{}, usageErr(err)
+		}
+		o.Deployer = k
+		return node.BenchHireEVM(c.Context, n, conc, o)
+	}
+	a, stop, err := evmtest.Start(31337)
+	if err != nil {
+		return node.BenchHireResult{}, fmt.Errorf("start anvil (or give --rpc and --key-file): %w", err)
+	}
+	defer stop()
+	if o.Deployer, err = evm.ParseKey(a.Keys[0]); err != nil {
+		return node.BenchHireResult{}, err
+	}
+	o.RPC = a.URL
+	return node.BenchHireEVM(c.Context, n, conc, o)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,10 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/node"
@@ -24,22 +21,23 @@ const (
 	bootstrapFlag = "bootstrap"
 	apiFlag       = "api"
 
-	newIdentityFlag = "new-identity"
+	newIdentityFlag  = "new-identity"
+	relayServiceFlag = "relay-service"
 )
 
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "create a repo: identity key, config.toml and database",
+		Usage:     "create a repo: identity key, config.toml and database (and with --settlement evm an evm.key)",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: networkFlag, Value: node.DefaultNetwork, Usage: "network to join: 'amino' (public) or a private network name"},
 			&cli.StringSliceFlag{Name: listenFlag, Usage: "libp2p listen multiaddr (repeatable; default TCP and QUIC on all interfaces, port 4747)"},
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable)"},
 			&cli.StringFlag{Name: apiFlag, Value: node.DefaultAPIAddr, Usage: "control API address on loopback"},
 			&cli.BoolFlag{Name: newIdentityFlag, Usage: "give an existing repo a new identity key and keep its data/ (wallet, escrow, jobs, listings): for a lost identity.key with no backup"},
 			jsonOutFlag(),
-		},
+		}, settlementFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrf("init takes no arguments, got %q", c.Args().First())
@@ -57,6 +55,14 @@ func initCommand() *cli.Command {
 			}
 			cfg.Bootstrap = c.StringSlice(bootstrapFlag)
 			cfg.API = c.String(apiFlag)
+			if cfg.Settlement, err = settlementConfig(c); err != nil {
+				return err
+			}
+			if cfg.Settlement.Rail == node.RailEVM {
+				if err := checkChain(c, cfg.Settlement); err != nil {
+					return err
+				}
+			}
 			repo, err := node.Init(dir, cfg)
 			if err != nil {
 				return usageErr(err)
@@ -65,11 +71,23 @@ func initCommand() *cli.Command {
 				Repo    string `json:"repo"`
 				PeerID  string `json:"peer_id"`
 				Network string `json:"network"`
-			}{dir, repo.ID.String(), cfg.Network}
+				Rail    string `json:"rail"`
+				Address string `json:"address,omitempty"`
+			}{dir, repo.ID.String(), cfg.Network, cfg.Settlement.RailName(), ""}
+			if cfg.Settlement.Rail == node.RailEVM {
+				if res.Address, err = initRailKey(c, repo); err != nil {
+					return err
+				}
+				evmKeyShared(c)
+			}
 			if c.Bool(jsonFlag) {
 				return printJSON(c, res)
 			}
-			fmt.Fprintf(c.App.Writer, "initialized swarmwage repo at %s\npeer id: %s\nnetwork: %s\nnext: swarmwage daemon\n", res.Repo, res.PeerID, res.Network)
+			fmt.Fprintf(c.App.Writer, "initialized swarmwage repo at %s\npeer id: %s\nnetwork: %s\n", res.Repo, res.PeerID, res.Network)
+			if res.Address != "" {
+				fmt.Fprintf(c.App.Writer, "settlement: evm, address %s (send it the token and gas money, then 'swarmwage wallet deposit AMOUNT')\n", res.Address)
+			}
+			fmt.Fprintln(c.App.Writer, "next: swarmwage daemon")
 			return nil
 		},
 	}
@@ -131,6 +149,7 @@ func daemonCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable; overrides config)"},
 			&cli.StringFlag{Name: apiFlag, Usage: "control API host:port on loopback (port 0: any free port)"},
 			&cli.StringFlag{Name: "agent-http", Usage: "also serve the agent endpoint (listings, schemas) over plain HTTP on host:port"},
+			&cli.BoolFlag{Name: relayServiceFlag, Usage: "run a circuit relay v2 service for nodes behind NAT (config [p2p] relay_service)"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
 			jsonOutFlag(),
 		},
@@ -152,12 +171,14 @@ func runDaemon(c *cli.Context) error {
 	}
 	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
 	opts := node.Options{
-		Network:   c.String(networkFlag),
-		Listen:    c.StringSlice(listenFlag),
-		Bootstrap: c.StringSlice(bootstrapFlag),
-		API:       c.String(apiFlag),
-		AgentHTTP: c.String("agent-http"),
-		Logger:    logger,
+		Network:      c.String(networkFlag),
+		Listen:       c.StringSlice(listenFlag),
+		Bootstrap:    c.StringSlice(bootstrapFlag),
+		API:          c.String(apiFlag),
+		AgentHTTP:    c.String("agent-http"),
+		RelayService: c.Bool(relayServiceFlag),
+		Version:      buildVersion(),
+		Logger:       logger,
 	}
 	ctx, cancel := signalContext(c)
 	defer cancel()
@@ -192,7 +213,6 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
-	go reportJoin(ctx, c, n)
 	<-ctx.Done()
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
@@ -201,7 +221,7 @@ func runDaemon(c *cli.Context) error {
 func idCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "id",
-		Usage:     "show this node's peer ID, addresses, network and listings",
+		Usage:     "show this node's peer ID, addresses, network, reachability and listings",
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
@@ -213,9 +233,12 @@ func idCommand() *cli.Command {
 				return printJSON(c, info)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "peer id:  %s\nnetwork:  %s\nonline:   %v\n", info.PeerID, info.Network, info.Online)
+			fmt.Fprintf(w, "peer id:  %s\nnetwork:  %s\nonline:   %v\nreach:    %s\n", info.PeerID, info.Network, info.Online, info.Reachability)
 			for _, a := range info.Addrs {
 				fmt.Fprintf(w, "address:  %s\n", a)
+			}
+			for _, a := range info.RelayAddrs {
+				fmt.Fprintf(w, "relay:    %s\n", a)
 			}
 			for _, l := range info.Listings {
 				fmt.Fprintf(w, "selling:  %s\n", l)
@@ -261,34 +284,5 @@ func peersCommand() *cli.Command {
 			fmt.Fprintf(tw, "%d connected, %d in the DHT routing table\n", len(info.Peers), info.RoutingTable)
 			return tw.Flush()
 		},
-	}
-}
-
-// reportJoin tells a person at a terminal when the node has joined the
-// network's DHT, or that it has not after a while and what to check. It
-// says nothing when stderr is not a terminal.
-func reportJoin(ctx context.Context, c *cli.Context, n *node.Node) {
-	f, ok := c.App.ErrWriter.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return
-	}
-	start := time.Now()
-	warned := false
-	t := time.NewTicker(500 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if peers := n.Routing.RoutingTableSize(); peers > 0 {
-			fmt.Fprintf(f, "joined network %s: %d DHT peer(s) after %.1fs\n", n.Config.Network, peers, time.Since(start).Seconds())
-			return
-		}
-		if !warned && time.Since(start) > 20*time.Second {
-			warned = true
-			fmt.Fprintf(f, "no DHT peers yet on network %s; other nodes can bootstrap from this one, or give --bootstrap (see 'swarmwage peers')\n", n.Config.Network)
-		}
 	}
 }

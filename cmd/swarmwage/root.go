@@ -98,6 +98,7 @@ func commands() []*cli.Command {
 		initCommand(),
 		daemonCommand(),
 		idCommand(),
+		statusCommand(),
 		peersCommand(),
 		sellCommand(),
 		findCommand(),

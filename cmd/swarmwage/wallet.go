@@ -35,7 +35,7 @@ func withWalletRead(c *cli.Context, fn func(w *node.Env) error) error {
 func walletCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "wallet",
-		Usage: "show the balance and deposit test credits",
+		Usage: "show the balance, deposit (test credits, or the token on evm), withdraw and the evm address",
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
@@ -47,7 +47,7 @@ func walletCommand() *cli.Command {
 func walletBalanceCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "balance",
-		Usage:     "show available, held, paid, earned and deposited credits",
+		Usage:     "show available, held, paid, earned and deposited credits (on evm also the token, gas and escrow figures on chain)",
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
@@ -55,14 +55,18 @@ func walletBalanceCommand() *cli.Command {
 				return usageErrf("wallet balance takes no arguments")
 			}
 			return withWalletRead(c, func(w *node.Env) error {
-				b, err := w.Balance(c.Context)
+				b, err := w.Wallet(c.Context)
 				if err != nil {
 					return err
 				}
 				if c.Bool(jsonFlag) {
 					return printJSON(c, b)
 				}
-				printBalance(c, b)
+				if b.Rail == node.RailEVM {
+					printWallet(c, b)
+					return nil
+				}
+				printBalance(c, b.Balance)
 				return nil
 			})
 		},
@@ -116,12 +120,13 @@ func walletDepositCommand() *cli.Command {
 			if err != nil {
 				return usageErr(err)
 			}
+			onEVM := isEVM(c)
 			return withWallet(c, func(w *node.Env) error {
 				network, err := w.Network(c.Context)
 				if err != nil {
 					return err
 				}
-				if network == dht.Amino && !c.Bool(testCreditsFlag) {
+				if network == dht.Amino && !c.Bool(testCreditsFlag) && !onEVM {
 					return usageErrf("this node is on the public %q network: deposits are test credits with no value; add --test-credits to say so", dht.Amino)
 				}
 				memo := c.String(memoFlag)
@@ -134,6 +139,10 @@ func walletDepositCommand() *cli.Command {
 				}
 				if c.Bool(jsonFlag) {
 					return printJSON(c, depositResult{Deposited: escrow.FormatAmount(amount), Balance: b})
+				}
+				if onEVM {
+					fmt.Fprintf(c.App.Writer, "deposited %s of the token into the escrow; available %s\n", escrow.FormatAmount(amount), escrow.FormatAmount(b.Available))
+					return nil
 				}
 				fmt.Fprintf(c.App.Writer, "deposited %s test credits; available %s\n", escrow.FormatAmount(amount), escrow.FormatAmount(b.Available))
 				return nil

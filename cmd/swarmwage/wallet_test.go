@@ -33,7 +33,8 @@ func TestWalletDepositAndBalance(t *testing.T) {
 	repo := initRepoOn(t, "clitest")
 	r := runWallet(t, "--repo", repo, "wallet", "balance", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	require.JSONEq(t, `{"available":"0","held":"0","paid":"0","deposited":"0","earned":"0","pending":"0"}`, r.Stdout)
+	// Issue 13: wallet balance --json says which rail the node settles on.
+	require.JSONEq(t, `{"available":"0","held":"0","paid":"0","deposited":"0","earned":"0","pending":"0","rail":"credits"}`, r.Stdout)
 
 	r = runWallet(t, "--repo", repo, "wallet", "deposit", "10")
 	require.Equal(t, 0, r.Code, r.Stderr)

@@ -137,3 +137,37 @@ func MintTest(ctx context.Context, rpc string, key *Key, token, to common.Addres
 	})
 	return err
 }
+
+// SendNative sends wei of the chain's native currency from key to to, for
+// gas money on dev chains and in benchmarks.
+func SendNative(ctx context.Context, rpc string, key *Key, to common.Address, wei *big.Int) error {
+	eth, err := ethclient.DialContext(ctx, rpc)
+	if err != nil {
+		return classify("dial "+rpc, err)
+	}
+	defer eth.Close()
+	chainID, err := eth.ChainID(ctx)
+	if err != nil {
+		return classify("chain ID", err)
+	}
+	r := &Rail{cfg: Config{Confirmations: 1, PollInterval: DefaultPollInterval, TxTimeout: DefaultTxTimeout},
+		key: key, eth: eth, domain: Domain{ChainID: chainID}, log: slog.Default()}
+	_, _, err = r.send(ctx, fmt.Sprintf("send %s wei to %s", wei, to), func(o *bind.TransactOpts) (*types.Transaction, error) {
+		nonce, err := eth.PendingNonceAt(o.Context, key.Address())
+		if err != nil {
+			return nil, err
+		}
+		tip, err := eth.SuggestGasTipCap(o.Context)
+		if err != nil {
+			return nil, err
+		}
+		head, err := eth.HeaderByNumber(o.Context, nil)
+		if err != nil {
+			return nil, err
+		}
+		feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+		tx := types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: wei})
+		return o.Signer(key.Address(), tx)
+	})
+	return err
+}

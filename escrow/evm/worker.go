@@ -1,0 +1,590 @@
+package evm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/swarmwage/swarmwage/escrow"
+)
+
+// The background work of a Settler. Every step reads what to do from the
+// escrow's records (the rail's open index), so a restart resumes it:
+//
+//   - reconcile: the escrow's events since the stored cursor, at the
+//     confirmation depth. Payments and effective cancels of the node's
+//     jobs are applied to the escrow (the chain's outcome wins), deposits
+//     and withdrawals of the node are booked, a withdrawal request on a
+//     line the node sells to makes it redeem at once.
+//   - cancel (buyer): every refunded job whose refund the chain has not
+//     confirmed is cancelled on chain, in one transaction per seller,
+//     retried until mined (the outbox pattern). A cancel counts only
+//     before the job's not-before.
+//   - redeem (seller): release vouchers in batches (RedeemBatch, or
+//     RedeemInterval after the oldest), and locks of silent buyers (the
+//     job delivered, no decision) once their not-before has passed.
+
+// tickEvery is how often the worker looks for work.
+const tickEvery = time.Second
+
+// applyConcurrency bounds the payments of one batch booked at once.
+const applyConcurrency = 16
+
+func (s *Settler) run() {
+	defer s.wg.Done()
+	tick := time.NewTicker(min(tickEvery, s.cfg.ReconcileInterval, max(s.cfg.RedeemInterval/4, 50*time.Millisecond)))
+	defer tick.Stop()
+	var lastReconcile time.Time
+	for {
+		force := false
+		select {
+		case <-s.force:
+			force = true
+		default:
+		}
+		if r, err := s.Chain(s.ctx); err != nil {
+			s.trouble("reach the chain", err)
+		} else {
+			if s.down {
+				lastReconcile = time.Time{} // reconcile as soon as it answers
+			}
+			if time.Since(lastReconcile) >= s.cfg.ReconcileInterval {
+				wasDown := s.down
+				if s.reconcileOnce(s.ctx, r) {
+					force = true
+				}
+				if s.reconciled && wasDown {
+					s.log.Info("chain reachable again; resuming")
+					s.down = false
+				}
+				lastReconcile = time.Now()
+			}
+			s.cancelRefunds(s.ctx, r)
+			if _, err := s.redeem(s.ctx, r, force); err != nil {
+				s.trouble("redeem vouchers", err)
+			}
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.kick:
+		}
+	}
+}
+
+// trouble logs a failed step of the background work: a chain that is down
+// once until it is back (the worker says when), anything else each time.
+func (s *Settler) trouble(what string, err error, kv ...any) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, ErrChainDown) {
+		if s.down {
+			return
+		}
+		s.down = true
+		s.log.Warn("chain unreachable; refunds, redemptions and reconciliation wait for it", append([]any{"while", what, "err", err}, kv...)...)
+		return
+	}
+	s.log.Warn(what, append([]any{"err", err}, kv...)...)
+}
+
+// Reconcile runs one reconciliation now (start-up, tests): what the chain
+// says since the stored cursor is applied to the escrow.
+func (s *Settler) Reconcile(ctx context.Context) error {
+	r, err := s.Chain(ctx)
+	if err != nil {
+		return err
+	}
+	if s.escrow() == nil {
+		return errors.New("evm: reconcile: no escrow attached")
+	}
+	s.reconcileOnce(ctx, r)
+	return nil
+}
+
+// reconcileOnce reads and applies the events since the cursor. It reports
+// whether a withdrawal request on a line this node sells to was seen.
+func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool) {
+	esc := s.escrow()
+	var cur Cursor
+	name := s.stateName("cursor")
+	if _, err := esc.RailState(ctx, name, &cur); err != nil {
+		s.log.Warn("read reconcile cursor", "err", err)
+		return false
+	}
+	from := uint64(0)
+	if cur.Hash == (common.Hash{}) {
+		if cur.Block > 0 {
+			from = cur.Block // rewound after a reorg: read again from there
+		} else if head, err := r.confirmedHead(ctx); err == nil && head.Number.Uint64() > defaultLookback {
+			from = head.Number.Uint64() - defaultLookback
+		}
+	}
+	s.reconciled = false
+	rep, err := r.Reconcile(ctx, cur, from, r.Address())
+	var re *ReorgError
+	if errors.As(err, &re) {
+		// Deeper than the confirmation depth: read again from well before.
+		back := max(re.Block, 64) - 64
+		s.log.Warn("chain reorganized under the reconcile cursor; reading again", "from", back, "err", err)
+		if err := esc.SetRailState(ctx, name, Cursor{Block: back}); err != nil {
+			s.log.Warn("rewind reconcile cursor", "err", err)
+		}
+		return false
+	}
+	if err != nil {
+		s.trouble("reconcile", err)
+		return false
+	}
+	s.reconciled = true
+	s.applyReport(ctx, r, rep)
+	for _, ev := range rep.Lines {
+		if ev.Kind == "withdraw_requested" && ev.Seller == r.Address() && ev.Amount > 0 {
+			withdrawSeen = true
+			s.log.Info("a buyer asked to withdraw its line to this node: redeeming now, claims before it executes", "buyer", ev.Buyer, "ready_at", time.Unix(int64(ev.ReadyAt), 0).UTC())
+		}
+	}
+	if rep.Next != cur {
+		if err := esc.SetRailState(ctx, name, rep.Next); err != nil {
+			s.log.Warn("store reconcile cursor", "err", err)
+		}
+	}
+	return withdrawSeen
+}
+
+func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
+	esc := s.escrow()
+	self := r.Address()
+	for _, o := range rep.Jobs {
+		if o.Outcome != OutcomeCancelled {
+			// The line paid out: a reading from before is too high now
+			// that the job leaves the open amounts.
+			s.dropLine(o.Buyer, o.Seller, o.Block)
+		}
+		ref := hexutil.Encode(o.JobID[:])
+		recs, err := esc.FindRailJob(ctx, ref)
+		if err != nil {
+			s.log.Warn("reconcile: find job", "job", ref, "err", err)
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Role == escrow.RoleBuyer && o.Buyer != self || rec.Role == escrow.RoleSeller && o.Seller != self {
+				continue
+			}
+			switch o.Outcome {
+			case OutcomeReleased, OutcomeClaimed:
+				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), time.Time{})
+			case OutcomeCancelled:
+				s.applyCancelIfEffective(ctx, r, rec, o.Tx.Hex())
+			}
+		}
+	}
+	for _, ev := range rep.Lines {
+		if ev.Buyer != self || ev.Amount <= 0 {
+			continue
+		}
+		switch ev.Kind {
+		case "deposited":
+			s.book(ctx, escrow.RailDeposit, s.ref(ev.Tx.Hex(), "deposit", common.Address{}), ev.Amount, "evm deposit "+ev.Tx.Hex())
+		case "withdrawn":
+			s.book(ctx, escrow.RailWithdrawal, s.ref(ev.Tx.Hex(), "withdraw", ev.Seller), ev.Amount, "evm withdrawal "+ev.Tx.Hex())
+		case "allocated":
+			s.addLineSeller(ctx, ev.Seller)
+		}
+	}
+}
+
+// ref names a deposit or withdrawal for BookRail.
+func (s *Settler) ref(tx, kind string, seller common.Address) string {
+	return "evm:" + s.cfg.Escrow.Hex() + ":" + tx + ":" + kind + ":" + seller.Hex()
+}
+
+func (s *Settler) book(ctx context.Context, kind, ref string, amount int64, memo string) {
+	if _, err := s.escrow().BookRail(ctx, escrow.RailEntry{Kind: kind, Ref: ref, Amount: amount, Memo: memo}); err != nil {
+		s.log.Error("book a chain "+kind+" in the ledger", "ref", ref, "amount", amount, "err", err)
+	}
+}
+
+// applyPaid books a payment of rec's job. paidAt, when not zero, is when
+// this node's own redeem put the money in its address (for Stats; a
+// payment only the reconcile sees is not timed, nor counted twice).
+func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, paidAt time.Time) {
+	if rec.ChainOutcome != "" {
+		return
+	}
+	err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailPaid, Released: released, Tx: tx})
+	if err != nil {
+		s.log.Error("apply a chain payment", "job", rec.JobID, "role", rec.Role, "err", err)
+		return
+	}
+	if rec.Role == escrow.RoleSeller && released && !rec.SettledAt.IsZero() && !paidAt.IsZero() {
+		s.statsMu.Lock()
+		s.stats.ReleaseToPaid = append(s.stats.ReleaseToPaid, paidAt.Sub(rec.SettledAt))
+		s.statsMu.Unlock()
+	}
+}
+
+// applyCancelIfEffective reads the job's state on chain and applies a
+// cancel that came before the lock's not-before; a later cancel changes
+// nothing (the seller may still claim).
+func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escrow.Record, tx string) {
+	if rec.ChainOutcome != "" || rec.Lock == nil {
+		return
+	}
+	l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+	if err != nil {
+		s.log.Warn("reconcile: the job's lock voucher", "job", rec.JobID, "err", err)
+		return
+	}
+	call, _, err := r.confirmedCall(ctx)
+	if err != nil {
+		return
+	}
+	j, err := r.esc.Job(call, l.Buyer, l.Seller, l.JobID)
+	if err != nil {
+		s.log.Warn("reconcile: read the job on chain", "job", rec.JobID, "err", classify("job", err, r.abis...))
+		return
+	}
+	switch {
+	case j.State == 2 && j.CancelledAt < l.NotBefore:
+		err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: tx})
+		if err != nil {
+			s.log.Error("apply a chain cancel", "job", rec.JobID, "role", rec.Role, "err", err)
+		}
+	case j.State == 2:
+		s.log.Warn("the job's cancel came after its not-before: the seller may still claim it", "job", rec.JobID, "cancelled_at", j.CancelledAt, "not_before", l.NotBefore)
+	}
+}
+
+func lockTermsOf(l *escrow.Lock) escrow.LockTerms {
+	return escrow.LockTerms{
+		JobID: l.JobID, Buyer: l.Buyer, Seller: l.Seller, BuyerAddress: l.BuyerAddress, SellerAddress: l.SellerAddress,
+		Amount: l.Amount, Deadline: l.Deadline, Window: l.Window, NotBefore: l.NotBefore,
+	}
+}
+
+// due reports whether key's backoff allows a try now.
+func (s *Settler) due(key string) bool {
+	s.backoffMu.Lock()
+	defer s.backoffMu.Unlock()
+	t, ok := s.backoff[key]
+	if ok && !time.Now().Before(t) {
+		delete(s.backoff, key)
+	}
+	return !ok || !time.Now().Before(t)
+}
+
+func (s *Settler) wait(key string, d time.Duration) {
+	s.backoffMu.Lock()
+	defer s.backoffMu.Unlock()
+	s.backoff[key] = time.Now().Add(d)
+}
+
+// cancelRefunds cancels on chain every refunded job whose cancel the chain
+// has not confirmed.
+func (s *Settler) cancelRefunds(ctx context.Context, r *Rail) {
+	s.cancelMu.Lock()
+	defer s.cancelMu.Unlock()
+	recs, err := s.escrow().RailOpen(ctx, escrow.RoleBuyer, func(r escrow.Record) bool {
+		return r.State == escrow.StateRefunded && r.RefundPending
+	})
+	if err != nil {
+		s.log.Warn("list refunds to cancel", "err", err)
+		return
+	}
+	bySeller := map[common.Address][]escrow.Record{}
+	for _, rec := range recs {
+		if rec.State != escrow.StateRefunded || !rec.RefundPending || rec.Lock == nil || !s.due("cancel/"+rec.JobID) {
+			continue
+		}
+		seller := common.HexToAddress(rec.Lock.SellerAddress)
+		bySeller[seller] = append(bySeller[seller], rec)
+	}
+	for seller, recs := range bySeller {
+		for len(recs) > 0 {
+			n := min(len(recs), maxCancelBatch)
+			s.cancelBatch(ctx, r, seller, recs[:n])
+			recs = recs[n:]
+		}
+	}
+}
+
+func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Address, recs []escrow.Record) {
+	var ids [][32]byte
+	var todo []escrow.Record
+	call, _, err := r.confirmedCall(ctx)
+	if err != nil {
+		return
+	}
+	for _, rec := range recs {
+		l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+		if err != nil {
+			s.log.Warn("refund: the job's lock voucher", "job", rec.JobID, "err", err)
+			s.wait("cancel/"+rec.JobID, time.Hour)
+			continue
+		}
+		j, err := r.esc.Job(call, l.Buyer, l.Seller, l.JobID)
+		if err != nil {
+			return
+		}
+		switch {
+		case j.State == 2:
+			s.applyCancelIfEffective(ctx, r, rec, "")
+			continue
+		case j.State == 1:
+			continue // paid: the reconcile applies it
+		case uint64(time.Now().Unix()) >= l.NotBefore:
+			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
+			s.wait("cancel/"+rec.JobID, 10*time.Minute)
+			continue
+		}
+		ids = append(ids, l.JobID)
+		todo = append(todo, rec)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	res, err := r.Cancel(ctx, seller, ids...)
+	s.countTx("cancel", res)
+	if err != nil {
+		s.trouble("cancel refunded jobs on chain; retrying", err, "jobs", len(ids), "seller", seller)
+		for _, rec := range todo {
+			s.wait("cancel/"+rec.JobID, 5*time.Second)
+		}
+		return
+	}
+	s.dropLine(r.Address(), seller, blockOf(res))
+	for _, rec := range todo {
+		s.applyCancelIfEffective(ctx, r, rec, res.Hash.Hex())
+	}
+}
+
+// Redeemed vouchers of one redeem pass.
+type redeemResult struct {
+	Paid  int64
+	Count int
+}
+
+// redeem redeems the node's queued release vouchers when a batch is due
+// (full, old enough, or forced) and claims the locks of silent buyers past
+// their not-before.
+func (s *Settler) redeem(ctx context.Context, r *Rail, force bool) (redeemResult, error) {
+	s.redeemMu.Lock() // one pass at a time: the worker's, or a withdrawal's
+	defer s.redeemMu.Unlock()
+	now := time.Now()
+	claimable := func(r escrow.Record) bool {
+		return (r.State == escrow.StateDelivered || r.State == escrow.StateReleased && r.Provisional) &&
+			!now.Before(r.NotBefore.Add(claimMargin))
+	}
+	releasable := func(r escrow.Record) bool { return r.State == escrow.StateReleased && !r.Provisional }
+	// First a look without the signed messages: is a batch due?
+	queued, claims0, oldest0 := 0, 0, now
+	if _, err := s.escrow().RailOpen(ctx, escrow.RoleSeller, func(r escrow.Record) bool {
+		switch {
+		case releasable(r):
+			queued++
+			if r.SettledAt.Before(oldest0) {
+				oldest0 = r.SettledAt
+			}
+		case claimable(r):
+			claims0++
+		}
+		return false
+	}); err != nil {
+		return redeemResult{}, err
+	}
+	if !force && queued < s.cfg.RedeemBatch && (queued == 0 || now.Sub(oldest0) < s.cfg.RedeemInterval) && claims0 == 0 {
+		return redeemResult{}, nil
+	}
+	recs, err := s.escrow().RailOpen(ctx, escrow.RoleSeller, func(r escrow.Record) bool { return releasable(r) || claimable(r) })
+	if err != nil {
+		return redeemResult{}, err
+	}
+	var releases, claims []pendingVoucher
+	oldest := now
+	for _, rec := range recs {
+		if rec.Lock == nil || !s.due("redeem/"+rec.JobID) {
+			continue
+		}
+		switch {
+		case rec.State == escrow.StateReleased && !rec.Provisional:
+			if rec.Settle == nil || rec.Settle.Decision != escrow.DecisionRelease || len(rec.Settle.RailProof) == 0 {
+				continue // released by a claim in flight: the reconcile finishes it
+			}
+			var rel Release
+			if err := json.Unmarshal(rec.Settle.RailProof, &rel); err != nil {
+				s.wait("redeem/"+rec.JobID, time.Hour)
+				continue
+			}
+			releases = append(releases, pendingVoucher{rec: rec, v: Voucher{Release: &rel}})
+			if rec.SettledAt.Before(oldest) {
+				oldest = rec.SettledAt
+			}
+		case rec.State == escrow.StateDelivered || rec.State == escrow.StateReleased && rec.Provisional:
+			l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+			if err != nil {
+				s.wait("redeem/"+rec.JobID, time.Hour)
+				continue
+			}
+			if now.Before(time.Unix(int64(l.NotBefore), 0).Add(claimMargin)) {
+				continue
+			}
+			claims = append(claims, pendingVoucher{rec: rec, v: Voucher{Lock: l}})
+		}
+	}
+	due := force || len(releases) >= s.cfg.RedeemBatch || len(releases) > 0 && now.Sub(oldest) >= s.cfg.RedeemInterval || len(claims) > 0
+	if !due || len(releases)+len(claims) == 0 {
+		return redeemResult{}, nil
+	}
+	all := append(releases, claims...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rec.SettledAt.Before(all[j].rec.SettledAt) })
+	var out redeemResult
+	for len(all) > 0 {
+		n := min(len(all), s.cfg.RedeemBatch)
+		got, err := s.redeemBatch(ctx, r, all[:n])
+		out.Paid += got.Paid
+		out.Count += got.Count
+		if err != nil {
+			return out, err
+		}
+		all = all[n:]
+	}
+	return out, nil
+}
+
+type pendingVoucher struct {
+	rec escrow.Record
+	v   Voucher
+}
+
+func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVoucher) (redeemResult, error) {
+	vs := make([]Voucher, len(batch))
+	for i, p := range batch {
+		vs[i] = p.v
+	}
+	got, err := r.Redeem(ctx, vs)
+	if got != nil {
+		s.countTx("redeem", got.Tx)
+	}
+	if err != nil {
+		for _, p := range batch {
+			s.wait("redeem/"+p.rec.JobID, 5*time.Second)
+		}
+		return redeemResult{}, fmt.Errorf("redeem %d vouchers: %w", len(vs), err)
+	}
+	paidBy := map[common.Address]int64{}
+	for _, p := range batch {
+		b := common.HexToAddress(p.rec.Lock.BuyerAddress)
+		if _, ok := got.Paid[p.v.jobID()]; ok {
+			paidBy[b] += p.rec.Amount
+		} else if _, seen := paidBy[b]; !seen {
+			paidBy[b] = 0 // its line is read again all the same
+		}
+	}
+	for b, amt := range paidBy {
+		s.setPendingPaid(b, paidNotBooked{block: blockOf(got.Tx), amount: amt})
+		s.dropLine(b, r.Address(), blockOf(got.Tx))
+	}
+	defer func() {
+		for b := range paidBy {
+			s.setPendingPaid(b, paidNotBooked{})
+		}
+	}()
+	s.statsMu.Lock()
+	s.stats.Batches++
+	s.stats.Redeemed += len(got.Paid)
+	s.statsMu.Unlock()
+	out := redeemResult{Paid: got.Total, Count: len(got.Paid)}
+	paidAt := time.Now()
+	// The payments are booked side by side: the escrow commits concurrent
+	// changes together, one fsync for many.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, applyConcurrency)
+	for _, p := range batch {
+		if _, ok := got.Paid[p.v.jobID()]; ok {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), paidAt)
+			}()
+		}
+	}
+	wg.Wait()
+	for _, p := range batch {
+		id := p.v.jobID()
+		if _, ok := got.Paid[id]; ok {
+			continue
+		}
+		reason, skipped := got.Skipped[id]
+		switch {
+		case !skipped:
+		case reason == SkipCancelled:
+			// The buyer cancelled before the not-before: the chain's outcome.
+			s.applyCancelIfEffective(ctx, r, p.rec, got.Tx.Hash.Hex())
+		case reason == SkipAlreadyPaid:
+			s.wait("redeem/"+p.rec.JobID, time.Minute) // the reconcile applies the payment
+		case reason == SkipTooEarly:
+			s.wait("redeem/"+p.rec.JobID, 5*time.Second)
+		default:
+			s.log.Warn("voucher not paid", "job", p.rec.JobID, "buyer", p.rec.Lock.BuyerAddress, "reason", SkipReason(reason))
+			s.wait("redeem/"+p.rec.JobID, time.Minute)
+		}
+	}
+	return out, nil
+}
+
+// ---- lines the node funded ----------------------------------------------------
+
+func (s *Settler) addLineSeller(ctx context.Context, seller common.Address) {
+	esc := s.escrow()
+	if esc == nil {
+		return
+	}
+	sellers, err := s.lineSellers(ctx)
+	if err != nil {
+		return
+	}
+	for _, a := range sellers {
+		if a == seller {
+			return
+		}
+	}
+	sellers = append(sellers, seller)
+	if err := esc.SetRailState(ctx, s.stateName("lines"), sellers); err != nil {
+		s.log.Warn("remember a funded line", "seller", seller, "err", err)
+	}
+}
+
+// lineSellers are the sellers the node has allocated lines to.
+func (s *Settler) lineSellers(ctx context.Context) ([]common.Address, error) {
+	var out []common.Address
+	if _, err := s.escrow().RailState(ctx, s.stateName("lines"), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// jobOnChain reads a job's on-chain state at the confirmation depth:
+// open, paid or cancelled, and when it was cancelled.
+func (s *Settler) jobOnChain(ctx context.Context, r *Rail, buyer, seller common.Address, id [32]byte) (state uint8, cancelledAt uint64, err error) {
+	call, _, err := r.confirmedCall(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	j, err := r.esc.Job(call, buyer, seller, id)
+	if err != nil {
+		return 0, 0, classify("read job", err, r.abis...)
+	}
+	return j.State, j.CancelledAt, nil
+}

@@ -1,0 +1,405 @@
+package escrow_test
+
+// The escrow's side of a settlement rail, with a fake rail (the evm rail
+// itself is tested against anvil in escrow/evm and end to end in
+// cmd/swarmwage): the messages carry the rail's proofs, a refund stays held
+// until the rail confirms it, the chain's outcome wins in both ledgers.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/escrow"
+)
+
+// fakeRail proves locks with {"job":..,"amount":..} and releases with
+// {"release":..}; its addresses are "addr-" and a name. cover is what it
+// says every buyer's money covers.
+type fakeRail struct {
+	addr  string
+	cover int64
+
+	mu       sync.Mutex
+	refunded []string
+	opens    []int64 // the open amounts PrepareLock and CheckLock were given
+}
+
+func (f *fakeRail) Name() string    { return "fake" }
+func (f *fakeRail) Address() string { return f.addr }
+func (f *fakeRail) CheckAddress(a string) (string, error) {
+	if !strings.HasPrefix(a, "addr-") {
+		return "", fmt.Errorf("%q is no fake address", a)
+	}
+	return a, nil
+}
+func (f *fakeRail) JobRef(jobID string) string { return "ref-" + jobID }
+
+type fakeProof struct {
+	Job     string `json:"job,omitempty"`
+	Amount  int64  `json:"amount,omitempty"`
+	Release string `json:"release,omitempty"`
+}
+
+func (f *fakeRail) PrepareLock(_ context.Context, t escrow.LockTerms, open int64) (json.RawMessage, error) {
+	f.mu.Lock()
+	f.opens = append(f.opens, open)
+	f.mu.Unlock()
+	if open+t.Amount > f.cover {
+		return nil, fmt.Errorf("%w: fake line short", escrow.ErrNotCovered)
+	}
+	return json.Marshal(fakeProof{Job: t.JobID, Amount: t.Amount})
+}
+
+func (f *fakeRail) CheckLock(_ context.Context, t escrow.LockTerms, proof json.RawMessage, open int64) error {
+	f.mu.Lock()
+	f.opens = append(f.opens, open)
+	f.mu.Unlock()
+	var p fakeProof
+	if err := json.Unmarshal(proof, &p); err != nil || p.Job != t.JobID || p.Amount != t.Amount {
+		return fmt.Errorf("%w: fake proof is not this lock's", escrow.ErrInvalidMessage)
+	}
+	if open+t.Amount > f.cover {
+		return fmt.Errorf("%w: fake line short", escrow.ErrNotCovered)
+	}
+	return nil
+}
+
+func (f *fakeRail) Release(_ context.Context, t escrow.LockTerms, _ json.RawMessage) (json.RawMessage, error) {
+	return json.Marshal(fakeProof{Release: t.JobID})
+}
+
+func (f *fakeRail) CheckRelease(_ context.Context, t escrow.LockTerms, _, release json.RawMessage) error {
+	var p fakeProof
+	if err := json.Unmarshal(release, &p); err != nil || p.Release != t.JobID {
+		return errors.New("fake release is not this job's")
+	}
+	return nil
+}
+
+func (f *fakeRail) Refund(t escrow.LockTerms) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refunded = append(f.refunded, t.JobID)
+}
+
+// railPair is a buyer (10 credits booked as a rail deposit) and a seller
+// on the fake rail.
+type railPair struct {
+	*pair
+	br, sr *fakeRail
+}
+
+func setupRailPair(t *testing.T) *railPair {
+	t.Helper()
+	clock := newClock()
+	br, sr := &fakeRail{addr: "addr-buyer", cover: 1 * credit}, &fakeRail{addr: "addr-seller", cover: 1 * credit}
+	p := &railPair{pair: &pair{clock: clock}, br: br, sr: sr}
+	p.buyer = setupNode(t, clock, escrow.WithRail(br))
+	p.seller = setupNode(t, clock, escrow.WithRail(sr))
+	ok, err := p.buyer.e.BookRail(context.Background(), escrow.RailEntry{Kind: escrow.RailDeposit, Ref: "tx-1:deposit", Amount: 10 * credit})
+	require.NoError(t, err)
+	require.True(t, ok)
+	return p
+}
+
+func (p *railPair) lockParams(jobID string) escrow.LockParams {
+	lp := p.pair.lockParams(jobID)
+	lp.SellerAddress = p.sr.addr
+	return lp
+}
+
+// lock locks a job through the wire: the seller decodes what the buyer
+// signed.
+func (p *railPair) lock(t *testing.T, jobID string) *escrow.Lock {
+	t.Helper()
+	ctx := context.Background()
+	l, err := p.buyer.e.Lock(ctx, p.lockParams(jobID))
+	require.NoError(t, err)
+	wire, err := json.Marshal(l)
+	require.NoError(t, err)
+	got, err := escrow.DecodeLock(wire)
+	require.NoError(t, err)
+	require.NoError(t, acceptLock(p.seller.e, ctx, got))
+	return got
+}
+
+func TestRailLockCarriesTheRailsProofSigned(t *testing.T) {
+	p := setupRailPair(t)
+	l := p.lock(t, "job-1")
+	require.Equal(t, "fake", l.Rail)
+	require.Equal(t, "addr-buyer", l.BuyerAddress)
+	require.Equal(t, "addr-seller", l.SellerAddress)
+	require.Equal(t, l.Deadline.Add(l.Window).Add(testGrace), l.NotBefore, "not_before: the buyer's timers come first")
+	require.JSONEq(t, `{"job":"job-1","amount":50000}`, string(l.RailProof))
+	wire, err := json.Marshal(l)
+	require.NoError(t, err)
+	require.Contains(t, string(wire), `"type":"`+escrow.TypeLockRail+`"`)
+
+	// The proof, the addresses and not_before are signed: changing one breaks it.
+	for _, edit := range []func(w map[string]any){
+		func(w map[string]any) { w["rail_proof"] = map[string]any{"job": "job-1", "amount": "60000"} },
+		func(w map[string]any) { w["seller_address"] = "addr-mallory" },
+		func(w map[string]any) { w["not_before"] = "2030-01-01T00:00:00Z" },
+	} {
+		var w map[string]any
+		require.NoError(t, json.Unmarshal(wire, &w))
+		edit(w)
+		b, err := json.Marshal(w)
+		require.NoError(t, err)
+		got, err := escrow.DecodeLock(b)
+		require.NoError(t, err)
+		require.ErrorIs(t, got.Verify(), escrow.ErrForged)
+	}
+	// A version 2 lock carries no rail fields; a version 3 lock needs them.
+	for _, tc := range []struct{ from, to string }{
+		{`"type":"` + escrow.TypeLockRail + `"`, `"type":"` + escrow.TypeLock + `"`},
+		{`"rail_proof":{"amount":50000,"job":"job-1"},`, ``},
+	} {
+		bad := strings.Replace(string(wire), tc.from, tc.to, 1)
+		if bad == string(wire) {
+			bad = strings.Replace(string(wire), `"rail_proof":{"job":"job-1","amount":50000},`, tc.to, 1)
+		}
+		require.NotEqual(t, string(wire), bad, tc.from)
+		_, err := escrow.DecodeLock([]byte(bad))
+		require.ErrorIs(t, err, escrow.ErrInvalidMessage, bad)
+	}
+
+	r, err := p.seller.e.GetRole(context.Background(), "job-1", escrow.RoleSeller)
+	require.NoError(t, err)
+	require.Equal(t, "fake", r.Rail)
+	require.Equal(t, "addr-buyer", r.RailCounterparty)
+	found, err := p.seller.e.FindRailJob(context.Background(), "ref-job-1")
+	require.NoError(t, err)
+	require.Len(t, found, 1)
+	require.Equal(t, escrow.RoleSeller, found[0].Role)
+}
+
+func TestRailSellerRefusesLocksOfAnotherRail(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	credits := setupNode(t, p.clock)
+	l, err := p.buyer.e.Lock(ctx, escrow.LockParams{JobID: "to-credits", QuoteID: "q", Capability: "compute.statistics.mean",
+		Seller: credits.id, Amount: testPrice, Deadline: p.clock.Now().Add(testTimeout), Window: testWindow, SellerAddress: "addr-seller"})
+	require.NoError(t, err)
+	err = acceptLock(credits.e, ctx, l)
+	require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+	require.Contains(t, err.Error(), "settles in credits")
+
+	// A credits buyer's lock is refused by a rail seller.
+	cb := setupNode(t, p.clock)
+	require.NoError(t, cb.e.Deposit(ctx, credit, "test"))
+	cl, err := cb.e.Lock(ctx, escrow.LockParams{JobID: "from-credits", QuoteID: "q", Capability: "compute.statistics.mean",
+		Seller: p.seller.id, Amount: testPrice, Deadline: p.clock.Now().Add(testTimeout), Window: testWindow})
+	require.NoError(t, err)
+	err = acceptLock(p.seller.e, ctx, cl)
+	require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+	require.Contains(t, err.Error(), "settles on rail fake")
+
+	// A lock that pays another address is forged for this seller.
+	l2, err := p.buyer.e.Lock(ctx, escrow.LockParams{JobID: "elsewhere", QuoteID: "q", Capability: "compute.statistics.mean",
+		Seller: p.seller.id, Amount: testPrice, Deadline: p.clock.Now().Add(testTimeout), Window: testWindow, SellerAddress: "addr-mallory"})
+	require.NoError(t, err)
+	require.ErrorIs(t, acceptLock(p.seller.e, ctx, l2), escrow.ErrForged)
+
+	// No payout address: the buyer cannot lock on the rail.
+	_, err = p.buyer.e.Lock(ctx, escrow.LockParams{JobID: "nowhere", QuoteID: "q", Capability: "compute.statistics.mean",
+		Seller: p.seller.id, Amount: testPrice, Deadline: p.clock.Now().Add(testTimeout), Window: testWindow})
+	require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+}
+
+// TestRailCoverageCountsOpenLocks: the rail is given what is open with the
+// counterparty, so locks together never pass what it covers; a refused
+// lock stores nothing.
+func TestRailCoverageCountsOpenLocks(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	for i := range 20 {
+		_, err := p.buyer.e.Lock(ctx, p.lockParams(fmt.Sprintf("job-%d", i)))
+		require.NoError(t, err)
+	}
+	_, err := p.buyer.e.Lock(ctx, p.lockParams("one-too-many"))
+	require.ErrorIs(t, err, escrow.ErrNotCovered)
+	_, err = p.buyer.e.GetRole(ctx, "one-too-many", escrow.RoleBuyer)
+	require.ErrorIs(t, err, escrow.ErrNotFound)
+	open, err := p.buyer.e.RailOpenAmount(ctx, escrow.RoleBuyer, "addr-seller")
+	require.NoError(t, err)
+	require.Equal(t, int64(20*testPrice), open)
+	require.Equal(t, int64(19*testPrice), p.br.opens[19])
+	p.buyer.requireInvariant(t)
+}
+
+func TestRailRefundStaysHeldUntilTheRailConfirms(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	p.lock(t, "job-r")
+	st, err := p.buyer.e.Refund(ctx, "job-r", "verification failed", []string{"value_matches"})
+	require.NoError(t, err)
+	require.Equal(t, "fake", st.Rail)
+	require.Equal(t, []string{"job-r"}, p.br.refunded, "the rail is asked to cancel")
+	r, err := p.buyer.e.GetRole(ctx, "job-r", escrow.RoleBuyer)
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateRefunded, r.State)
+	require.True(t, r.RefundPending)
+	require.Equal(t, int64(testPrice), p.buyer.balance(t).Held, "held until the chain confirms")
+	p.buyer.requireInvariant(t)
+
+	require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job-r", escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: "tx-c"}))
+	require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job-r", escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: "tx-c"}), "idempotent")
+	r, err = p.buyer.e.GetRole(ctx, "job-r", escrow.RoleBuyer)
+	require.NoError(t, err)
+	require.False(t, r.RefundPending)
+	require.Equal(t, escrow.RailCancelled, r.ChainOutcome)
+	require.Equal(t, escrow.Balance{Available: 10 * credit, Deposited: 10 * credit}, p.buyer.balance(t))
+	p.buyer.requireInvariant(t)
+	open, err := p.buyer.e.RailOpenAmount(ctx, escrow.RoleBuyer, "addr-seller")
+	require.NoError(t, err)
+	require.Zero(t, open)
+}
+
+func TestRailSettleCarriesAndNeedsTheRailsRelease(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	p.lock(t, "job-s")
+	p.deliver(t, "job-s")
+	st, err := p.buyer.e.Release(ctx, "job-s")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"release":"job-s"}`, string(st.RailProof))
+	wire, err := json.Marshal(st)
+	require.NoError(t, err)
+	require.Contains(t, string(wire), `"type":"`+escrow.TypeSettleRail+`"`)
+
+	// Without the rail's release, or with another job's, nothing changes.
+	noProof := strings.Replace(string(wire), `"rail_proof":{"release":"job-s"},`, ``, 1)
+	require.NotEqual(t, string(wire), noProof)
+	s1, err := escrow.DecodeSettle([]byte(noProof))
+	require.NoError(t, err)
+	require.ErrorIs(t, p.seller.e.ApplySettle(ctx, s1), escrow.ErrForged, "the signature covered the proof")
+	require.Equal(t, escrow.StateDelivered, p.seller.state(t, "job-s", escrow.RoleSeller))
+
+	got, err := escrow.DecodeSettle(wire)
+	require.NoError(t, err)
+	require.NoError(t, p.seller.e.ApplySettle(ctx, got))
+	require.Equal(t, escrow.StateReleased, p.seller.state(t, "job-s", escrow.RoleSeller))
+	require.Equal(t, int64(testPrice), p.seller.balance(t).Earned)
+	// Redeemed: the money left for the seller's address.
+	require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job-s", escrow.RailOutcome{Kind: escrow.RailPaid, Released: true, Tx: "tx-r"}))
+	require.Equal(t, escrow.Balance{Earned: testPrice, Withdrawn: testPrice}, p.seller.balance(t))
+	require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job-s", escrow.RailOutcome{Kind: escrow.RailPaid, Released: true, Tx: "tx-r"}))
+	require.Equal(t, escrow.Balance{Available: 10*credit - testPrice, Paid: testPrice, Deposited: 10 * credit}, p.buyer.balance(t))
+	p.buyer.requireInvariant(t)
+	p.seller.requireInvariant(t)
+}
+
+// TestRailChainOutcomeWins: whatever either ledger had, the chain's
+// outcome is what both end with, and the ledgers stay balanced.
+func TestRailChainOutcomeWins(t *testing.T) {
+	type setup func(t *testing.T, p *railPair, id string)
+	locked := func(t *testing.T, p *railPair, id string) { p.lock(t, id) }
+	delivered := func(t *testing.T, p *railPair, id string) { p.lock(t, id); p.deliver(t, id) }
+	released := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		st, err := p.buyer.e.Release(context.Background(), id)
+		require.NoError(t, err)
+		require.NoError(t, p.seller.e.ApplySettle(context.Background(), st))
+	}
+	refunded := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		st, err := p.buyer.e.Refund(context.Background(), id, "verification failed", nil)
+		require.NoError(t, err)
+		require.NoError(t, p.seller.e.ApplySettle(context.Background(), st))
+	}
+	provisional := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		// The buyer goes silent; the seller's timer releases provisionally.
+		p.clock.Advance(testTimeout + testWindow + 2*testGrace)
+		_, err := p.seller.e.FireDue(context.Background())
+		require.NoError(t, err)
+	}
+	testCases := []struct {
+		name          string
+		setup         setup
+		outcome       string
+		buyer, seller escrow.State
+		sellerEarned  int64
+	}{
+		{"delivered, claimed", delivered, escrow.RailPaid, escrow.StateReleased, escrow.StateReleased, testPrice},
+		{"provisional, claimed", provisional, escrow.RailPaid, escrow.StateReleased, escrow.StateReleased, testPrice},
+		{"provisional, cancelled", provisional, escrow.RailCancelled, escrow.StateRefunded, escrow.StateDisputed, 0},
+		{"locked, cancelled", locked, escrow.RailCancelled, escrow.StateRefunded, escrow.StateRefunded, 0},
+		{"released, cancelled: the release still pays", released, escrow.RailCancelled, escrow.StateReleased, escrow.StateReleased, testPrice},
+		{"refunded, paid: the cancel came too late", refunded, escrow.RailPaid, escrow.StateReleased, escrow.StateReleased, testPrice},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			p := setupRailPair(t)
+			tc.setup(t, p, "job")
+			o := escrow.RailOutcome{Kind: tc.outcome, Tx: "tx"}
+			require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job", o))
+			require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job", o))
+			b, err := p.buyer.e.GetRole(ctx, "job", escrow.RoleBuyer)
+			require.NoError(t, err)
+			s, err := p.seller.e.GetRole(ctx, "job", escrow.RoleSeller)
+			require.NoError(t, err)
+			require.Equal(t, tc.buyer, b.State)
+			require.Equal(t, tc.seller, s.State)
+			require.False(t, s.Provisional)
+			require.NotNil(t, b.Settle, "a settled buyer record has its signed settle")
+			require.Equal(t, tc.sellerEarned, p.seller.balance(t).Earned)
+			require.Zero(t, p.seller.balance(t).Pending)
+			if tc.buyer == escrow.StateReleased {
+				require.Equal(t, int64(testPrice), p.buyer.balance(t).Paid)
+			} else {
+				require.Equal(t, escrow.Balance{Available: 10 * credit, Deposited: 10 * credit}, p.buyer.balance(t))
+			}
+			p.buyer.requireInvariant(t)
+			p.seller.requireInvariant(t)
+		})
+	}
+}
+
+// TestRailProvisionalReleaseWaitsForTheChain: on a rail no finality
+// horizon makes a seller's provisional release final; only the chain does.
+func TestRailProvisionalReleaseWaitsForTheChain(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	p.lock(t, "job-p")
+	p.deliver(t, "job-p")
+	p.clock.Advance(testTimeout + testWindow + 2*testGrace)
+	_, err := p.seller.e.FireDue(ctx)
+	require.NoError(t, err)
+	p.clock.Advance(escrow.DefaultFinality + time.Hour)
+	_, err = p.seller.e.FireDue(ctx)
+	require.NoError(t, err)
+	r, err := p.seller.e.GetRole(ctx, "job-p", escrow.RoleSeller)
+	require.NoError(t, err)
+	require.True(t, r.Provisional)
+	require.Equal(t, escrow.Balance{Pending: testPrice}, p.seller.balance(t))
+	p.seller.requireInvariant(t)
+}
+
+func TestBookRailBooksOnce(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	ok, err := p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailDeposit, Ref: "tx-1:deposit", Amount: 10 * credit})
+	require.NoError(t, err)
+	require.False(t, ok, "booked before")
+	_, err = p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailWithdrawal, Ref: "tx-2", Amount: 11 * credit})
+	require.ErrorIs(t, err, escrow.ErrInsufficientFunds)
+	ok, err = p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailWithdrawal, Ref: "tx-3", Amount: 4 * credit})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, escrow.Balance{Available: 6 * credit, Deposited: 10 * credit, Withdrawn: 4 * credit}, p.buyer.balance(t))
+	p.buyer.requireInvariant(t)
+	b, err := json.Marshal(p.buyer.balance(t))
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"withdrawn":"4"`)
+}

@@ -1,0 +1,153 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
+)
+
+// Settlement rails a config names.
+const (
+	// RailCredits is the default: test credits in each node's ledger.
+	RailCredits = escrow.RailCredits
+	// RailEVM settles in a stablecoin through the escrow contract on an EVM
+	// chain (package escrow/evm).
+	RailEVM = escrow.RailEVM
+)
+
+// DefaultConfirmations is what 'init --settlement evm' writes: a block
+// counts once it is included, right for a dev chain and for Base, whose
+// sequencer does not reorganize what it included in practice. A seller
+// that wants to ride out a reorg sets more (it then waits that many blocks
+// after a buyer's allocation before it accepts the first lock).
+const DefaultConfirmations = 1
+
+// maxConfirmations bounds settlement.confirmations: deeper than any reorg
+// a chain this rail targets has seen.
+const maxConfirmations = 64
+
+// SettlementConfig is the [settlement] section: which rail pays for hires.
+// Only rail = "evm" takes the other keys.
+type SettlementConfig struct {
+	// Rail is "credits" (default, also when empty) or "evm".
+	Rail string `toml:"rail,omitempty"`
+	// RPC is the chain's JSON-RPC URL (http, https, ws or wss).
+	RPC string `toml:"rpc,omitempty"`
+	// Escrow is the SwarmwageEscrow contract's address ('chain deploy').
+	Escrow string `toml:"escrow,omitempty"`
+	// Token is the ERC-20 the escrow holds (USDC on Base).
+	Token string `toml:"token,omitempty"`
+	// Confirmations is how many blocks (including the one with the event)
+	// the node waits before it trusts chain state: a seller's coverage
+	// check, its own transactions. Default 1 (DefaultConfirmations).
+	Confirmations int `toml:"confirmations,omitempty"`
+	// RedeemInterval is the longest a seller's release voucher waits for
+	// its batch. Default "1m" (evm.DefaultRedeemInterval).
+	RedeemInterval string `toml:"redeem_interval,omitempty"`
+	// RedeemBatch is how many vouchers fill a batch (at most 200). Default
+	// 100.
+	RedeemBatch int `toml:"redeem_batch,omitempty"`
+	// ReconcileInterval is how often the node reads the escrow's events.
+	// Default "5s".
+	ReconcileInterval string `toml:"reconcile_interval,omitempty"`
+	// LineChunk is the least a buyer allocates to a seller's line when it
+	// must (token units, "1.5"). Default: 100 times the hire's price.
+	LineChunk string `toml:"line_chunk,omitempty"`
+}
+
+// RailName is the configured rail, RailCredits when none is named.
+func (s SettlementConfig) RailName() string {
+	if s.Rail == "" {
+		return RailCredits
+	}
+	return s.Rail
+}
+
+func (s SettlementConfig) validate() error {
+	switch s.Rail {
+	case "", RailCredits:
+		if s.RPC != "" || s.Escrow != "" || s.Token != "" || s.Confirmations != 0 || s.RedeemInterval != "" || s.RedeemBatch != 0 || s.ReconcileInterval != "" || s.LineChunk != "" {
+			return errors.New(`config settlement: rpc, escrow, token and the other keys belong to rail = "evm"`)
+		}
+		return nil
+	case RailEVM:
+	default:
+		return fmt.Errorf("config settlement.rail %q: want %q or %q", s.Rail, RailCredits, RailEVM)
+	}
+	_, err := s.settlerConfig()
+	return err
+}
+
+// settlerConfig is the evm rail's configuration, every key checked.
+func (s SettlementConfig) settlerConfig() (evm.SettlerConfig, error) {
+	var c evm.SettlerConfig
+	u, err := url.Parse(s.RPC)
+	if s.RPC == "" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") {
+		return c, fmt.Errorf("config settlement.rpc %q: want the chain's JSON-RPC URL (http, https, ws or wss)", s.RPC)
+	}
+	for _, a := range []struct{ key, val string }{{"escrow", s.Escrow}, {"token", s.Token}} {
+		if !common.IsHexAddress(a.val) || common.HexToAddress(a.val) == (common.Address{}) {
+			return c, fmt.Errorf("config settlement.%s %q: want an address (0x and 40 hex digits)", a.key, a.val)
+		}
+	}
+	if s.Confirmations < 0 || s.Confirmations > maxConfirmations {
+		return c, fmt.Errorf("config settlement.confirmations %d: want 1 to %d (0: the default, %d)", s.Confirmations, maxConfirmations, DefaultConfirmations)
+	}
+	if s.RedeemBatch < 0 || s.RedeemBatch > 200 {
+		return c, fmt.Errorf("config settlement.redeem_batch %d: want 1 to 200", s.RedeemBatch)
+	}
+	c.Config = evm.Config{RPC: s.RPC, Escrow: common.HexToAddress(s.Escrow), Token: common.HexToAddress(s.Token), Confirmations: uint64(s.Confirmations)}
+	c.RedeemBatch = s.RedeemBatch
+	for _, d := range []struct {
+		key, val string
+		dst      *time.Duration
+	}{{"redeem_interval", s.RedeemInterval, &c.RedeemInterval}, {"reconcile_interval", s.ReconcileInterval, &c.ReconcileInterval}} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil || v <= 0 {
+			return c, fmt.Errorf("config settlement.%s %q: want a positive duration such as \"1m\"", d.key, d.val)
+		}
+		*d.dst = v
+	}
+	if s.LineChunk != "" {
+		v, err := escrow.ParseAmount(s.LineChunk)
+		if err != nil || v <= 0 {
+			return c, fmt.Errorf("config settlement.line_chunk %q: want a positive amount such as \"5\"", s.LineChunk)
+		}
+		c.LineChunk = v
+	}
+	return c, nil
+}
+
+// EVMKeyPath is the node's secp256k1 key for the evm rail in repo.
+func EVMKeyPath(repo *Repo) string { return filepath.Join(repo.Dir, evm.KeyFileName) }
+
+// NewSettler builds the evm rail of repo from its config and key
+// (evm.key); nil and no error when the repo settles in credits. It does
+// not reach the chain.
+func NewSettler(repo *Repo, log *slog.Logger) (*evm.Settler, error) {
+	st := repo.Config.Settlement
+	if st.RailName() != RailEVM {
+		return nil, nil
+	}
+	cfg, err := st.settlerConfig()
+	if err != nil {
+		return nil, err
+	}
+	key, err := evm.LoadKey(EVMKeyPath(repo))
+	if err != nil {
+		return nil, fmt.Errorf("the evm rail's key: %w (run 'swarmwage init --settlement evm' to create one, or copy your key there with mode 0600)", err)
+	}
+	cfg.Logger = log
+	return evm.NewSettler(cfg, key)
+}

@@ -1,0 +1,91 @@
+package node
+
+import (
+	"context"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/market"
+)
+
+// Status describes this running node: network, peers, reachability, relay
+// addresses, hole punches, listings, balance and jobs in flight.
+func (n *Node) Status(ctx context.Context) (StatusInfo, error) {
+	info := StatusInfo{
+		PeerID:       n.Host.ID().String(),
+		Version:      n.version,
+		Network:      n.Config.Network,
+		Online:       true,
+		Peers:        len(n.Host.Network().Peers()),
+		DHTPeers:     n.Routing.RoutingTableSize(),
+		Reachability: n.net.Reachability(),
+		RelayAddrs:   n.net.RelayAddrs(),
+		HolePunch:    n.net.punches.info(),
+	}
+	return info, fillStatus(ctx, &info, n.Market.Store(), n.DB, n.Escrow, n.Routing.LastProvided)
+}
+
+// OfflineStatus describes a repo whose daemon is not running.
+func OfflineStatus(ctx context.Context, l *Local, version string) (StatusInfo, error) {
+	info := StatusInfo{
+		PeerID:       l.Repo.ID.String(),
+		Version:      version,
+		Network:      l.Repo.Config.Network,
+		Reachability: offlineReachability(l.Repo.Config),
+		RelayAddrs:   []string{},
+	}
+	esc, err := escrow.New(l.DB, l.Repo.Key, escrow.WithLogger(discardLogger()))
+	if err != nil {
+		return StatusInfo{}, err
+	}
+	defer esc.Close()
+	return info, fillStatus(ctx, &info, l.Store, l.DB, esc, nil)
+}
+
+// offlineReachability is what a node that is not running can say: what
+// its config forces, else unknown.
+func offlineReachability(cfg Config) string {
+	if r := cfg.P2P.reachability(cfg.Network); r != ReachabilityAuto {
+		return r
+	}
+	return ReachabilityUnknown
+}
+
+// fillStatus adds the listings, the balance and the jobs in flight to info.
+// lastProvided, when set, dates each listing's last announcement.
+func fillStatus(ctx context.Context, info *StatusInfo, store *market.Store, db *badger.DB, esc *escrow.Escrow, lastProvided func(string) time.Time) error {
+	offers, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	info.Listings = []StatusListing{}
+	for _, o := range offers {
+		l := StatusListing{Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String()}
+		if lastProvided != nil {
+			if t := lastProvided(l.Capability); !t.IsZero() {
+				l.LastAnnounced = t.UTC().Format(time.RFC3339)
+			}
+		}
+		info.Listings = append(info.Listings, l)
+	}
+	if info.Balance, err = esc.Balance(ctx); err != nil {
+		return err
+	}
+	jobs, err := market.ListJobs(db, "")
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.Status != market.StatusRunning {
+			continue
+		}
+		if j.Role == market.RoleBuyer {
+			info.JobsInFlight.Bought++
+		} else {
+			info.JobsInFlight.Sold++
+		}
+	}
+	return nil
+}

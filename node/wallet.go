@@ -1,0 +1,242 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
+)
+
+// The wallet on every rail: GET /v1/wallet (wallet balance), POST
+// /v1/wallet/deposit, POST /v1/wallet/withdraw, GET /v1/wallet/address.
+// The same functions serve the daemon's API and the CLI offline.
+
+// walletTimeout bounds a wallet command's chain work: a deposit is two
+// transactions, a withdrawal up to one per line.
+const walletTimeout = 5 * time.Minute
+
+// WalletInfo is the answer of GET /v1/wallet and 'wallet balance --json':
+// the ledger (escrow.Balance's fields), the rail, and on evm the node's
+// address and its money on chain.
+type WalletInfo struct {
+	escrow.Balance
+	// Rail is RailCredits or RailEVM.
+	Rail string
+	// Address is the node's address on the rail (evm only).
+	Address string
+	// Chain is the node's money on chain (evm only; nil when the chain
+	// could not be read, and ChainError says why).
+	Chain      *ChainInfo
+	ChainError string
+}
+
+// ChainInfo is an evm node's money on chain. Amounts are decimal strings
+// of the token (6 decimals), Gas of the chain's native currency (ether).
+type ChainInfo struct {
+	ChainID int64  `json:"chain_id"`
+	Block   uint64 `json:"block"`
+	// Token is the node's own token balance, Gas its gas money.
+	Token string `json:"token"`
+	Gas   string `json:"gas"`
+	// Deposit is its money in the escrow contract: Free (not allocated)
+	// plus Lines (allocated to sellers), of which Withdrawing was asked
+	// back.
+	Deposit     string `json:"deposit"`
+	Free        string `json:"free"`
+	Lines       string `json:"lines"`
+	Withdrawing string `json:"withdrawing"`
+	// Held is the deposit backing its jobs the chain has not settled.
+	Held string `json:"held"`
+	// Redeemable is what it may redeem as a seller now.
+	Redeemable string `json:"redeemable"`
+}
+
+// MarshalJSON writes the balance's fields, then "rail" and, on evm,
+// "address", the chain's "token", "gas", "deposit" and "redeemable" at the
+// top (the ledger's "held" is there already) and all figures under
+// "chain".
+func (w WalletInfo) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(w.Balance)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["rail"] = w.Rail
+	if w.Address != "" {
+		m["address"] = w.Address
+	}
+	if c := w.Chain; c != nil {
+		m["token"], m["gas"], m["deposit"], m["redeemable"] = c.Token, c.Gas, c.Deposit, c.Redeemable
+		m["chain"] = c
+	}
+	if w.ChainError != "" {
+		m["chain_error"] = w.ChainError
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (w *WalletInfo) UnmarshalJSON(data []byte) error {
+	var b escrow.Balance
+	if err := json.Unmarshal(data, &b); err != nil {
+		return err
+	}
+	var rest struct {
+		Rail       string     `json:"rail"`
+		Address    string     `json:"address"`
+		Chain      *ChainInfo `json:"chain"`
+		ChainError string     `json:"chain_error"`
+	}
+	if err := json.Unmarshal(data, &rest); err != nil {
+		return fmt.Errorf("decode wallet: %w", err)
+	}
+	*w = WalletInfo{Balance: b, Rail: rest.Rail, Address: rest.Address, Chain: rest.Chain, ChainError: rest.ChainError}
+	return nil
+}
+
+// WithdrawInfo is the answer of POST /v1/wallet/withdraw and 'wallet
+// withdraw --json': paid out to the node's address now, and what waits for
+// the escrow's notice (a second withdraw after it takes that).
+type WithdrawInfo struct {
+	Withdrawn string `json:"withdrawn"`
+	Pending   string `json:"pending"`
+}
+
+// AddressInfo is the answer of GET /v1/wallet/address and 'wallet address
+// --json'.
+type AddressInfo struct {
+	Address string `json:"address"`
+}
+
+// ErrNoRailAddress: the node settles in credits, which have no address.
+var ErrNoRailAddress = errors.New("this node settles in credits, which have no address and cannot be withdrawn; create a node with 'swarmwage init --settlement evm' to use the evm rail")
+
+// Wallet describes the wallet of a node with escrow esc and rail s (nil
+// on credits). A chain that cannot be read leaves the chain figures out
+// and says why in ChainError.
+func Wallet(ctx context.Context, esc *escrow.Escrow, s *evm.Settler) (WalletInfo, error) {
+	b, err := esc.Balance(ctx)
+	if err != nil {
+		return WalletInfo{}, err
+	}
+	w := WalletInfo{Balance: b, Rail: RailCredits}
+	if s == nil {
+		return w, nil
+	}
+	w.Rail, w.Address = RailEVM, s.Address()
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	f, err := s.Figures(cctx)
+	if err != nil {
+		w.ChainError = err.Error()
+		return w, nil
+	}
+	w.Chain = &ChainInfo{
+		ChainID: f.ChainID, Block: f.Block,
+		Token: escrow.FormatAmount(f.Token), Gas: formatEther(f.Gas),
+		Deposit: escrow.FormatAmount(f.Deposit()), Free: escrow.FormatAmount(f.Free), Lines: escrow.FormatAmount(f.Lines),
+		Withdrawing: escrow.FormatAmount(f.Withdrawing), Held: escrow.FormatAmount(f.Held), Redeemable: escrow.FormatAmount(f.Redeemable),
+	}
+	return w, nil
+}
+
+// formatEther writes wei as a decimal string of ether, without trailing
+// zeros.
+func formatEther(wei *big.Int) string {
+	if wei == nil {
+		return "0"
+	}
+	r := new(big.Rat).SetFrac(wei, new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil))
+	s := r.FloatString(18)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// DepositEVM moves amount of the token from the node's address into the
+// escrow contract (approve and deposit) and returns the ledger after it.
+func DepositEVM(ctx context.Context, esc *escrow.Escrow, s *evm.Settler, amount int64) (escrow.Balance, error) {
+	if s == nil {
+		return escrow.Balance{}, ErrNoRailAddress
+	}
+	ctx, cancel := context.WithTimeout(ctx, walletTimeout)
+	defer cancel()
+	if _, _, err := s.Deposit(ctx, amount); err != nil {
+		return escrow.Balance{}, err
+	}
+	return esc.Balance(ctx)
+}
+
+// WithdrawEVM pays out to the node's address what it may take now
+// (evm.Settler.Withdraw).
+func WithdrawEVM(ctx context.Context, s *evm.Settler) (WithdrawInfo, error) {
+	if s == nil {
+		return WithdrawInfo{}, ErrNoRailAddress
+	}
+	ctx, cancel := context.WithTimeout(ctx, walletTimeout)
+	defer cancel()
+	res, err := s.Withdraw(ctx)
+	info := WithdrawInfo{Withdrawn: escrow.FormatAmount(res.Withdrawn), Pending: escrow.FormatAmount(res.Pending)}
+	if err != nil {
+		return info, fmt.Errorf("withdraw (%s withdrawn before the error): %w", info.Withdrawn, err)
+	}
+	return info, nil
+}
+
+// walletStatus maps a wallet error to a control API status.
+func walletStatus(err error) int {
+	switch {
+	case errors.Is(err, ErrNoRailAddress), errors.Is(err, escrow.ErrInsufficientFunds), errors.Is(err, escrow.ErrNotCovered),
+		errors.Is(err, escrow.ErrWrongAmount), errors.Is(err, ErrBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, escrow.ErrRailUnavailable):
+		return http.StatusServiceUnavailable
+	}
+	return statusOf(err)
+}
+
+func (a *apiServer) handleWalletAddress(w http.ResponseWriter, r *http.Request) {
+	if a.n.Settler == nil {
+		apiError(w, http.StatusBadRequest, ErrNoRailAddress.Error())
+		return
+	}
+	apiJSON(w, AddressInfo{Address: a.n.Settler.Address()})
+}
+
+func (a *apiServer) handleWithdraw(w http.ResponseWriter, r *http.Request) {
+	info, err := WithdrawEVM(r.Context(), a.n.Settler)
+	if err != nil {
+		apiError(w, walletStatus(err), err.Error())
+		return
+	}
+	apiJSON(w, info)
+}
+
+// Wallet returns the daemon's wallet (GET /v1/wallet).
+func (c *Client) Wallet(ctx context.Context) (WalletInfo, error) {
+	var out WalletInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/wallet", nil, &out)
+}
+
+// Withdraw has the daemon withdraw to the node's address.
+func (c *Client) Withdraw(ctx context.Context) (WithdrawInfo, error) {
+	var out WithdrawInfo
+	return out, c.do(ctx, http.MethodPost, "/v1/wallet/withdraw", struct{}{}, &out)
+}
+
+// Address returns the daemon's address on its rail.
+func (c *Client) Address(ctx context.Context) (AddressInfo, error) {
+	var out AddressInfo
+	return out, c.do(ctx, http.MethodGet, "/v1/wallet/address", nil, &out)
+}
