@@ -153,7 +153,7 @@ type Routing struct {
 	kick      chan struct{}
 
 	queries  atomic.Int64
-	provided atomic.Int64
+	provides atomic.Int64
 	// rounds and refreshes count the loops' turns, for tests that move a
 	// mock clock and wait for the loop to have acted.
 	rounds    atomic.Int64

@@ -107,11 +107,11 @@ func (r *Routing) provideRound(all bool) int {
 			r.log.Debug("provide failed; will retry", "capability", id, "err", err)
 			continue
 		}
-		r.provided.Add(1)
+		r.provides.Add(1)
 		r.mu.Lock()
 		if _, ok := r.announced[id]; ok {
 			r.announced[id] = true
-			r.provided[id] = r.cfg.now()
+			r.provided[id] = r.cfg.clock.Now()
 		}
 		r.mu.Unlock()
 	}
@@ -140,7 +140,7 @@ func (r *Routing) provide(ctx context.Context, capID string) error {
 
 // Provides counts the capabilities provided successfully since New (each
 // with the keys of its prefixes), first announcements and reprovides.
-func (r *Routing) Provides() int64 { return r.provided.Load() }
+func (r *Routing) Provides() int64 { return r.provides.Load() }
 
 // Pending counts announced capabilities not yet provided successfully since
 // they were announced (a node whose routing table is empty has all pending).
