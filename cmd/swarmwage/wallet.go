@@ -39,6 +39,8 @@ func walletCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
+			walletAddressCommand(),
+			walletWithdrawCommand(),
 			walletHistoryCommand(),
 			walletAddressCommand(),
 			walletWithdrawCommand(),
