@@ -66,6 +66,16 @@
 // messages change nothing and wrap ErrForged, ErrUnknownJob,
 // ErrWrongAmount, ErrJobIDReused, ErrBadState or ErrInvalidMessage.
 //
+// Settlement rails (rail.go): without WithRail the ledger is the money
+// (credits). With a Rail (package escrow/evm) a lock carries the rail's
+// signed lock (TypeLockRail), a release the rail's signed release
+// (TypeSettleRail), and the rail's chain is the arbiter: its outcome wins
+// in both ledgers (ApplyRailOutcome), a buyer's refund stays held
+// (Record.RefundPending) until the rail confirms it, and a seller's
+// provisional release waits for the chain instead of the finality horizon.
+// Money that leaves the rail to the node's address is Withdrawn, and the
+// invariant reads Available + Held + Paid + Withdrawn == Deposited + Earned.
+//
 // Spend caps (spendcap.go): a Lock may carry SpendCaps; its transaction
 // refuses it (*SpendCapError, ErrSpendCap) when the buyer locks of the
 // cap's scope created since the cap's start and not refunded, plus this
@@ -81,6 +91,10 @@
 // with the record; built at open for stores older than it),
 // escrow/scope/<base32 scope>/<ms>/<base32 id> (buyer locks by spend
 // scope), escrow/schema,
-// acct/balance, acct/deposit/<ns>/<nonce>, receipt/<base32 id>/<role>/<kind>
+// escrow/railopen/<role>/<base32 address>/<base32 id>/<amount> (jobs the
+// rail may still pay), escrow/railref/<base32 rail ref>/<role>,
+// escrow/railstate/<base32 name> (a rail's cursor and such),
+// acct/balance, acct/deposit/<ns>/<nonce>, acct/withdrawal/<ns>/<nonce>,
+// acct/rail/<base32 ref> (rail entries booked), receipt/<base32 id>/<role>/<kind>
 // (signed lock, delivery, settle). Values are versioned JSON ({"v":1,...}).
 package escrow

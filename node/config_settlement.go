@@ -48,13 +48,13 @@ type SettlementConfig struct {
 	// Confirmations is how many blocks (including the one with the event)
 	// the node waits before it trusts chain state: a seller's coverage
 	// check, its own transactions. Default 1 (DefaultConfirmations).
-	Confirmations int `toml:"confirmations,omitempty"`
+	Confirmations int `toml:"confirmations,omitzero"`
 	// RedeemInterval is the longest a seller's release voucher waits for
 	// its batch. Default "1m" (evm.DefaultRedeemInterval).
 	RedeemInterval string `toml:"redeem_interval,omitempty"`
 	// RedeemBatch is how many vouchers fill a batch (at most 200). Default
 	// 100.
-	RedeemBatch int `toml:"redeem_batch,omitempty"`
+	RedeemBatch int `toml:"redeem_batch,omitzero"`
 	// ReconcileInterval is how often the node reads the escrow's events.
 	// Default "5s".
 	ReconcileInterval string `toml:"reconcile_interval,omitempty"`

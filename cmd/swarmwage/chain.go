@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 )
 
@@ -32,7 +33,7 @@ func chainCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "chain",
 		Usage:       "act on an EVM chain for the evm settlement rail (deploy the escrow contract)",
-		Subcommands: []*cli.Command{chainDeployCommand()},
+		Subcommands: []*cli.Command{chainDeployCommand(), chainMintCommand()},
 	}
 }
 
@@ -137,4 +138,46 @@ func parseNotice(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("--notice %q: want whole seconds, at least 1s", s)
 	}
 	return d, nil
+}
+
+// chainMintCommand mints a test stablecoin ('chain deploy --test-token') on
+// a dev chain: its deployer may mint.
+func chainMintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mint",
+		Usage:     "mint the test stablecoin of 'chain deploy --test-token' to an address (dev chains; the deployer's key)",
+		ArgsUsage: "ADDR AMOUNT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: rpcFlag, Usage: "the chain's JSON-RPC `URL`"},
+			&cli.StringFlag{Name: keyFileFlag, Usage: "`FILE` with the token deployer's key (hex)"},
+			&cli.StringFlag{Name: tokenFlag, Usage: "the test token's `ADDR`"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageErrf("chain mint needs an address and an amount, as: chain mint --rpc URL --key-file FILE --token ADDR 0xTO 10")
+			}
+			to, tok := c.Args().Get(0), c.String(tokenFlag)
+			if !common.IsHexAddress(to) || !common.IsHexAddress(tok) {
+				return usageErrf("chain mint: the address and --token must be 0x and 40 hex digits")
+			}
+			amount, err := escrow.ParseAmount(c.Args().Get(1))
+			if err != nil || amount <= 0 {
+				return usageErrf("chain mint: amount %q: want a positive decimal such as 10", c.Args().Get(1))
+			}
+			if c.String(rpcFlag) == "" || c.String(keyFileFlag) == "" {
+				return usageErrf("chain mint needs --rpc URL and --key-file FILE")
+			}
+			key, _, err := evm.ReadKeyFile(c.String(keyFileFlag))
+			if err != nil {
+				return usageErr(err)
+			}
+			ctx, cancel := context.WithTimeout(c.Context, deployTimeout)
+			defer cancel()
+			if err := evm.MintTest(ctx, c.String(rpcFlag), key, common.HexToAddress(tok), common.HexToAddress(to), amount); err != nil {
+				return exitErr(exitFailure, fmt.Errorf("mint on %s: %w", c.String(rpcFlag), err))
+			}
+			fmt.Fprintf(c.App.Writer, "minted %s to %s\n", escrow.FormatAmount(amount), common.HexToAddress(to).Hex())
+			return nil
+		},
+	}
 }

@@ -412,3 +412,49 @@ func addAmounts(t *testing.T, a, b string) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
 }
+
+// TestCLIEVMUsageErrors: the evm flags and commands say what is wrong with
+// exit 2, and a chain that does not answer at init is only a warning.
+func TestCLIEVMUsageErrors(t *testing.T) {
+	a := evmtest.StartAnvil(t)
+	addr := "0x000000000000000000000000000000000000dEaD"
+	credits := initRepo(t)
+	testCases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"no rpc", []string{"init", "--settlement", "evm", "--escrow", addr, "--token", addr}, "--rpc URL"},
+		{"no escrow", []string{"init", "--settlement", "evm", "--rpc", a.URL, "--token", addr}, "--escrow ADDR"},
+		{"bad token", []string{"init", "--settlement", "evm", "--rpc", a.URL, "--escrow", addr, "--token", "0x12"}, "--token ADDR"},
+		{"unknown rail", []string{"init", "--settlement", "btc"}, `want "credits" or "evm"`},
+		{"evm flag on credits", []string{"init", "--rpc", a.URL}, "--rpc is for --settlement evm"},
+		{"no escrow at the address", []string{"init", "--settlement", "evm", "--rpc", a.URL, "--escrow", addr, "--token", addr}, "no contract at escrow"},
+		{"bad key file", []string{"init", "--settlement", "evm", "--rpc", "http://127.0.0.1:1", "--escrow", addr, "--token", addr, "--evm-key-file", "/nonexistent"}, "no such file"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := filepath.Join(t.TempDir(), "repo")
+			r := swarmwage(t, append([]string{"--repo", repo}, tc.args...)...)
+			require.Equal(t, 2, r.Code, "stdout=%s stderr=%s", r.Stdout, r.Stderr)
+			require.Contains(t, r.Stderr, tc.msg)
+		})
+	}
+	for _, cmd := range [][]string{{"wallet", "address"}, {"wallet", "withdraw"}} {
+		r := swarmwage(t, append([]string{"--repo", credits}, cmd...)...)
+		require.Equal(t, 2, r.Code, r.Stderr)
+		require.Contains(t, r.Stderr, "settles in credits")
+	}
+	// A chain that does not answer: init warns and goes on.
+	repo := filepath.Join(t.TempDir(), "repo")
+	r := swarmwage(t, "--repo", repo, "init", "--settlement", "evm", "--rpc", "http://127.0.0.1:1", "--escrow", addr, "--token", addr)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "cannot check the escrow")
+	st, err := os.Stat(filepath.Join(repo, "evm.key"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	r = swarmwage(t, "--repo", repo, "wallet", "balance", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"chain_error"`)
+	require.Contains(t, r.Stdout, `"rail": "evm"`)
+}

@@ -196,7 +196,7 @@ func walletWithdrawCommand() *cli.Command {
 // printWallet renders the balance of an evm node: the ledger, then the
 // chain.
 func printWallet(c *cli.Context, w node.WalletInfo) {
-	printBalance(c, w.Balance)
+	printLedger(c, w.Balance, "moved into the escrow contract")
 	out := c.App.Writer
 	if w.Balance.Withdrawn != 0 {
 		fmt.Fprintf(out, "withdrawn  %s  paid out to the node's address\n", escrow.FormatAmount(w.Balance.Withdrawn))

@@ -77,7 +77,10 @@ func walletBalanceCommand() *cli.Command {
 	}
 }
 
-func printBalance(c *cli.Context, b escrow.Balance) {
+func printBalance(c *cli.Context, b escrow.Balance) { printLedger(c, b, "test credits") }
+
+// printLedger prints the ledger, with what "deposited" means on the rail.
+func printLedger(c *cli.Context, b escrow.Balance, deposited string) {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	for _, row := range []struct {
 		name string
@@ -89,7 +92,7 @@ func printBalance(c *cli.Context, b escrow.Balance) {
 		{"paid", b.Paid, "released to sellers"},
 		{"earned", b.Earned, "credited for jobs sold"},
 		{"pending", b.Pending, "released by this node's timers, awaiting the buyers' confirmation"},
-		{"deposited", b.Deposited, "test credits"},
+		{"deposited", b.Deposited, deposited},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", row.name, escrow.FormatAmount(row.v), row.note)
 	}

@@ -66,41 +66,33 @@
 // repo, created by LoadOrCreateKey or imported by ImportKey. A Key prints as
 // its address only; it is never logged.
 //
-// # The rail interface proposed for package escrow
+// # The Settler: the rail as the escrow uses it
 //
-// The escrow state machine would call the rail at its transitions; on the
-// credits rail every method is a no-op or a ledger entry. Proposed (names
-// free to change), with the *Rail method that implements each:
+// Settler implements escrow.Rail (rail.go in package escrow has the
+// interface and the precedence rule) on top of Rail:
 //
-//	type Rail interface {
-//		Name() string // "credits" or "evm"
-//		// Buyer, before Lock: make amount available to seller (EnsureLine)
-//		// and return the rail's signed lock to carry in the Lock message
-//		// (SignLock; JSON of evm.Lock).
-//		PrepareLock(ctx context.Context, t LockTerms) (proof json.RawMessage, err error)
-//		// Seller, in AcceptLock: the lock proof covers the job (CheckLock;
-//		// open = the seller's unpaid locks from this buyer, from Badger).
-//		CheckLock(ctx context.Context, t LockTerms, proof json.RawMessage, open int64) error
-//		// Buyer, in Release: the signed release to send (SignRelease).
-//		Release(ctx context.Context, t LockTerms, lockProof json.RawMessage) (json.RawMessage, error)
-//		// Seller, in ApplySettle(release): check it (Domain.VerifyRelease);
-//		// the seller queues it and redeems in batches (Redeem).
-//		CheckRelease(ctx context.Context, t LockTerms, release json.RawMessage) error
-//		// Buyer, in Refund (failed verification, deadline): Cancel on chain
-//		// before notBefore; must be retried until it is mined.
-//		Refund(ctx context.Context, t LockTerms) error
-//		// Both, at start-up and on a timer: on-chain outcomes since the
-//		// cursor (Reconcile); the chain's outcome wins over either ledger.
-//		Reconcile(ctx context.Context, since Cursor) (*Report, error)
-//	}
+//	escrow.Rail         Settler
+//	PrepareLock         line covers open + amount (read at the confirmation
+//	                    depth, once per confirmed head), else allocate (one
+//	                    tx, one seller at a time; topped up in the
+//	                    background below half a chunk); SignLock
+//	CheckLock           the voucher is the lock's own; VerifyLock; horizon;
+//	                    job open on chain; line - withdrawing - open >=
+//	                    amount (a redeem of this node not yet booked is
+//	                    added back)
+//	Release             SignRelease (no chain needed: the chain ID is kept)
+//	CheckRelease        matches the lock; VerifyRelease
+//	Refund              wakes the worker: Cancel until mined, effective only
+//	                    before notBefore
 //
-//	type LockTerms struct {
-//		JobID     string         // escrow's job ID; JobID maps it to bytes32
-//		Buyer     common.Address // from the buyer's signed lock
-//		Seller    common.Address // payout address from the seller's signed listing
-//		Amount    int64
-//		NotBefore time.Time      // deadline + window + settle grace
-//	}
+// Its worker reconciles from events (Reconcile: paid and effective cancels
+// go to escrow.ApplyRailOutcome, deposits and withdrawals to
+// escrow.BookRail), redeems releases in batches (RedeemBatch, or
+// RedeemInterval after the oldest), claims the locks of silent buyers
+// after notBefore, and redeems at once when a buyer asks to withdraw a
+// line this node sells to. Every step reads its work from the escrow's
+// rail index, so a restart resumes it; a chain that is down is logged
+// once and waited for. Deposit, Withdraw and Figures are the wallet.
 //
 // Precedence on the evm rail: Paid on chain (released or claimed) makes the
 // job released in both ledgers; Cancelled before notBefore with no payment

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
@@ -105,14 +106,14 @@ type Settler struct {
 	sellers  map[common.Address]*sync.Mutex // a buyer allocates to one seller at a time
 	topping  map[common.Address]bool        // a background top-up runs
 
-	kick       chan struct{}
-	force      chan struct{} // redeem now
-	backoffMu  sync.Mutex
-	backoff    map[string]time.Time // job work that failed waits until then
-	redeemMu   sync.Mutex           // one redeem pass at a time
-	cancelMu   sync.Mutex           // one cancel pass at a time
-	down       bool                 // the worker last found the chain down (logged once); worker goroutine only
-	reconciled bool                 // the last reconcile read the chain; worker goroutine only
+	kick        chan struct{}
+	force       chan struct{} // redeem now
+	backoffMu   sync.Mutex
+	backoff     map[string]time.Time // job work that failed waits until then
+	redeemMu    sync.Mutex           // one redeem pass at a time
+	cancelMu    sync.Mutex           // one cancel pass at a time
+	down        atomic.Bool          // the chain was last found down (logged once)
+	reconcileMu sync.Mutex           // one reconcile at a time
 
 	statsMu sync.Mutex
 	stats   Stats

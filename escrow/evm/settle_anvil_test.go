@@ -391,3 +391,24 @@ func TestSettlerWithdraw(t *testing.T) {
 	require.Zero(t, f.Deposit())
 	require.Positive(t, f.Gas.Cmp(new(big.Int)))
 }
+
+// TestSettlerNoGasFailsClearly: a buyer whose address has no gas money
+// cannot allocate a line; the lock fails naming it and holds nothing.
+func TestSettlerNoGasFailsClearly(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	bk, _ := GenerateKey()
+	sk, _ := GenerateKey()
+	n.fundGas(t, bk.Address())
+	n.mint(t, bk.Address(), 1_000_000)
+	buyer := newRailNode(t, n, bk, n.a.URL, SettlerConfig{})
+	seller := newRailNode(t, n, sk, n.a.URL, SettlerConfig{})
+	_, _, err := buyer.s.Deposit(t.Context(), 500_000)
+	require.NoError(t, err)
+	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "anvil_setBalance", bk.Address(), "0x0"))
+	_, err = buyer.esc.Lock(t.Context(), escrow.LockParams{JobID: "nogas", QuoteID: "q", Capability: "compute.statistics.mean", Seller: seller.id,
+		Amount: 10_000, Deadline: time.Now().Add(time.Minute), Window: time.Second, Input: []byte(`{}`), SellerAddress: sk.Address().Hex()})
+	require.ErrorIs(t, err, ErrNoGas)
+	require.ErrorIs(t, err, escrow.ErrRailUnavailable)
+	require.Contains(t, err.Error(), bk.Address().Hex())
+	require.Equal(t, escrow.Balance{Available: 500_000, Deposited: 500_000}, buyer.balance(t))
+}

@@ -117,6 +117,9 @@ func (s *Settler) Withdraw(ctx context.Context) (WithdrawResult, error) {
 		s.book(ctx, escrow.RailWithdrawal, s.ref(res.Hash.Hex(), "withdraw", common.Address{}), f, "evm withdrawal "+res.Hash.Hex())
 		out.Withdrawn += f
 	}
+	// The open amounts must be the chain's: payments of jobs the reconcile
+	// has not seen yet would stay in the line for another notice.
+	s.reconcileOnce(ctx, r)
 	sellers, err := s.lineSellers(ctx)
 	if err != nil {
 		return out, err

@@ -52,17 +52,16 @@ func (s *Settler) run() {
 		if r, err := s.Chain(s.ctx); err != nil {
 			s.trouble("reach the chain", err)
 		} else {
-			if s.down {
+			if s.down.Load() {
 				lastReconcile = time.Time{} // reconcile as soon as it answers
 			}
 			if time.Since(lastReconcile) >= s.cfg.ReconcileInterval {
-				wasDown := s.down
-				if s.reconcileOnce(s.ctx, r) {
-					force = true
-				}
-				if s.reconciled && wasDown {
+				wasDown := s.down.Load()
+				seen, ok := s.reconcileOnce(s.ctx, r)
+				force = force || seen
+				if ok && wasDown {
 					s.log.Info("chain reachable again; resuming")
-					s.down = false
+					s.down.Store(false)
 				}
 				lastReconcile = time.Now()
 			}
@@ -87,10 +86,9 @@ func (s *Settler) trouble(what string, err error, kv ...any) {
 		return
 	}
 	if errors.Is(err, ErrChainDown) {
-		if s.down {
+		if s.down.Swap(true) {
 			return
 		}
-		s.down = true
 		s.log.Warn("chain unreachable; refunds, redemptions and reconciliation wait for it", append([]any{"while", what, "err", err}, kv...)...)
 		return
 	}
@@ -107,19 +105,24 @@ func (s *Settler) Reconcile(ctx context.Context) error {
 	if s.escrow() == nil {
 		return errors.New("evm: reconcile: no escrow attached")
 	}
-	s.reconcileOnce(ctx, r)
+	if _, ok := s.reconcileOnce(ctx, r); !ok {
+		return fmt.Errorf("%w: reconcile: the chain's events could not be read (see the log)", escrow.ErrRailUnavailable)
+	}
 	return nil
 }
 
-// reconcileOnce reads and applies the events since the cursor. It reports
-// whether a withdrawal request on a line this node sells to was seen.
-func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool) {
+// reconcileOnce reads and applies the events since the cursor, one pass at
+// a time. It reports whether a withdrawal request on a line this node
+// sells to was seen, and whether the chain could be read.
+func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen, ok bool) {
+	s.reconcileMu.Lock()
+	defer s.reconcileMu.Unlock()
 	esc := s.escrow()
 	var cur Cursor
 	name := s.stateName("cursor")
 	if _, err := esc.RailState(ctx, name, &cur); err != nil {
 		s.log.Warn("read reconcile cursor", "err", err)
-		return false
+		return false, false
 	}
 	from := uint64(0)
 	if cur.Hash == (common.Hash{}) {
@@ -129,7 +132,6 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool
 			from = head.Number.Uint64() - defaultLookback
 		}
 	}
-	s.reconciled = false
 	rep, err := r.Reconcile(ctx, cur, from, r.Address())
 	var re *ReorgError
 	if errors.As(err, &re) {
@@ -139,13 +141,13 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool
 		if err := esc.SetRailState(ctx, name, Cursor{Block: back}); err != nil {
 			s.log.Warn("rewind reconcile cursor", "err", err)
 		}
-		return false
+		return false, false
 	}
 	if err != nil {
 		s.trouble("reconcile", err)
-		return false
+		return false, false
 	}
-	s.reconciled = true
+	ok = true
 	s.applyReport(ctx, r, rep)
 	for _, ev := range rep.Lines {
 		if ev.Kind == "withdraw_requested" && ev.Seller == r.Address() && ev.Amount > 0 {
@@ -158,7 +160,7 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen bool
 			s.log.Warn("store reconcile cursor", "err", err)
 		}
 	}
-	return withdrawSeen
+	return withdrawSeen, ok
 }
 
 func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
@@ -499,10 +501,6 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 			s.setPendingPaid(b, paidNotBooked{})
 		}
 	}()
-	s.statsMu.Lock()
-	s.stats.Batches++
-	s.stats.Redeemed += len(got.Paid)
-	s.statsMu.Unlock()
 	out := redeemResult{Paid: got.Total, Count: len(got.Paid)}
 	paidAt := time.Now()
 	// The payments are booked side by side: the escrow commits concurrent
@@ -521,6 +519,10 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		}
 	}
 	wg.Wait()
+	s.statsMu.Lock()
+	s.stats.Batches++
+	s.stats.Redeemed += len(got.Paid) // once booked, so a reader of Stats sees both
+	s.statsMu.Unlock()
 	for _, p := range batch {
 		id := p.v.jobID()
 		if _, ok := got.Paid[id]; ok {
