@@ -42,8 +42,6 @@ func walletCommand() *cli.Command {
 			walletAddressCommand(),
 			walletWithdrawCommand(),
 			walletHistoryCommand(),
-			walletAddressCommand(),
-			walletWithdrawCommand(),
 		},
 	}
 }
