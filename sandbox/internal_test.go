@@ -143,3 +143,9 @@ func repeat(n, times int) []int {
 	}
 	return out
 }
+
+func TestMedian(t *testing.T) {
+	require.Nil(t, median(nil))
+	require.Equal(t, 2.0, *median([]float64{3, 1, 2}))
+	require.Equal(t, 2.5, *median([]float64{4, 1, 2, 3}))
+}

@@ -188,7 +188,7 @@ type Sandbox struct {
 	cache   wazero.CompilationCache
 	module  wazero.CompiledModule
 	guest   wazero.ModuleConfig // shared part of every instance's config
-	alloc   experimental.MemoryAllocator
+	alloc   memoryAllocator
 	info    Runtime
 
 	// ctx is the parent of every instance; Close cancels it.
