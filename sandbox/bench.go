@@ -120,10 +120,14 @@ type BenchResult struct {
 	TimeoutOvershootP50MS *float64 `json:"timeout_overshoot_p50_ms"`
 	// TimeoutOvershootMaxMS is the worst of them.
 	TimeoutOvershootMaxMS *float64 `json:"timeout_overshoot_max_ms"`
-	// PoolInstanceRSSMiB is the resident memory of one pre-started
-	// interpreter's linear memory (the mean over the full pool), from
-	// /proc/self/smaps; nil where there is none.
+	// PoolInstanceRSSMiB is the memory that one pre-started interpreter
+	// holds alone (the mean over the full pool): the resident pages of its
+	// linear memory that are its own, from /proc/self/pagemap; nil where
+	// that is not known.
 	PoolInstanceRSSMiB *float64 `json:"pool_instance_rss_mib"`
+	// PoolInstanceSharedMiB is what each also maps of the initial memory
+	// image, resident once for all of them.
+	PoolInstanceSharedMiB *float64 `json:"pool_instance_shared_mib"`
 	// RSSPoolFullMiB is this process's resident memory with the pool
 	// full and no job running, after a garbage collection: what a daemon
 	// serving the sandbox holds for it and the interpreters waiting.
@@ -181,7 +185,7 @@ func Bench(ctx context.Context, opts BenchOptions) (res BenchResult, err error) 
 	if err := s.WaitReady(ctx); err != nil {
 		return res, err
 	}
-	res.PoolInstanceRSSMiB, res.RSSPoolFullMiB = poolMemory(s)
+	res.PoolInstanceRSSMiB, res.PoolInstanceSharedMiB, res.RSSPoolFullMiB = poolMemory(s)
 
 	progress(fmt.Sprintf("warm latency, %d jobs one by one", opts.N))
 	if res.WarmP50MS, res.WarmP95MS, err = warmLatency(ctx, s, opts.N); err != nil {
@@ -408,15 +412,18 @@ func cpuTimes(ctx context.Context, s *Sandbox, python3 string) (inSandbox, nativ
 	return &best, &bestNative, nil, nil
 }
 
-// poolMemory returns the mean resident size of the linear memories alive
-// (with the pool full and no job running: the pool's), and this process's
+// poolMemory returns the mean private and shared resident sizes of the
+// linear memories alive (with the pool full and no job running: the
+// pool's), and this process's
 // resident size from /proc after a garbage collection, in MiB. Either is
 // nil where the system does not tell.
-func poolMemory(s *Sandbox) (perInstance, total *float64) {
+func poolMemory(s *Sandbox) (perInstance, shared, total *float64) {
 	debug.FreeOSMemory()
-	if n, bytes, ok := s.alloc.resident(); ok && n > 0 {
-		v := math.Round(float64(bytes)/float64(n)/(1<<20)*100) / 100
+	if r, ok := s.alloc.resident(); ok && r.memories > 0 {
+		v := math.Round(float64(r.private)/float64(r.memories)/(1<<20)*100) / 100
 		perInstance = &v
+		sh := math.Round(float64(r.shared)/float64(r.memories)/(1<<20)*100) / 100
+		shared = &sh
 	}
 	if status, err := os.ReadFile("/proc/self/status"); err == nil {
 		for line := range strings.Lines(string(status)) {
@@ -428,7 +435,7 @@ func poolMemory(s *Sandbox) (perInstance, total *float64) {
 			}
 		}
 	}
-	return perInstance, total
+	return perInstance, shared, total
 }
 
 // benchJob runs req and insists on a clean exit: a benchmark of failing

@@ -149,3 +149,29 @@ func TestMedian(t *testing.T) {
 	require.Equal(t, 2.0, *median([]float64{3, 1, 2}))
 	require.Equal(t, 2.5, *median([]float64{4, 1, 2, 3}))
 }
+
+func TestStripData(t *testing.T) {
+	head := []byte("\x00asm\x01\x00\x00\x00")
+	memory := []byte{5, 3, 1, 0, 1}
+	data := func(segs ...byte) []byte { return append([]byte{11, byte(len(segs))}, segs...) }
+	active := data(1, 0, 0x41, 4, 0x0b, 2, 'a', 'b')
+	cat := func(parts ...[]byte) []byte { return bytes.Join(append([][]byte{head}, parts...), nil) }
+
+	out, err := stripData(cat(memory, active))
+	require.NoError(t, err)
+	require.Equal(t, cat(memory), out)
+
+	_, err = stripData(cat([]byte{2, 10, 1, 1, 'm', 3, 'm', 'e', 'm', 2, 0, 1}, memory, active))
+	require.ErrorContains(t, err, "imported")
+	for name, bad := range map[string][]byte{
+		"passive segment":   cat(memory, data(1, 1, 1, 'x')),
+		"data count":        cat(memory, []byte{12, 1, 1}, active),
+		"no memory":         cat(active),
+		"imported memory":   cat([]byte{2, 10, 1, 1, 'm', 3, 'm', 'e', 'm', 2, 0, 1}, memory, active),
+		"truncated":         cat(memory, active[:len(active)-1]),
+		"non-constant base": cat(memory, data(1, 0, 0x23, 0, 0x0b, 1, 'a')),
+	} {
+		_, err := stripData(bad)
+		require.ErrorIs(t, err, errMalformedWasm, name)
+	}
+}

@@ -4,16 +4,19 @@ package sandbox
 
 import "github.com/tetratelabs/wazero/experimental"
 
-// heapAllocator allocates linear memories on the Go heap; the mmap one is
-// Linux only.
-type heapAllocator struct{}
+// heapAllocator allocates linear memories on the Go heap, each a copy of
+// the image; the mmap one is Linux only.
+type heapAllocator struct{ image []byte }
 
-func newMemoryAllocator() memoryAllocator { return heapAllocator{} }
+func newMemoryAllocator(image []byte) (memoryAllocator, error) { return heapAllocator{image}, nil }
 
 // Allocate implements experimental.MemoryAllocator.
-func (heapAllocator) Allocate(_, maxBytes uint64) experimental.LinearMemory {
-	return &heapMemory{max: maxBytes}
+func (a heapAllocator) Allocate(_, maxBytes uint64) experimental.LinearMemory {
+	return newHeapMemory(maxBytes, a.image)
 }
 
 // resident implements memoryAllocator: not known here.
-func (heapAllocator) resident() (int, uint64, bool) { return 0, 0, false }
+func (heapAllocator) resident() (residency, bool) { return residency{}, false }
+
+// Close implements memoryAllocator.
+func (heapAllocator) Close() error { return nil }

@@ -248,6 +248,23 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		}
 	}()
 
+	// Every memory starts as a copy-on-write mapping of the data segments'
+	// image instead of wazero copying them in at each instantiation.
+	if stripped, serr := stripData(build.wasm); serr != nil {
+		s.log.Warn("keep the data segments in the module; each instance copies them", "err", serr)
+		build.image = nil
+	} else if alloc, aerr := newMemoryAllocator(build.image); aerr != nil {
+		s.log.Warn("map the initial memory image; each instance copies the data segments", "err", aerr)
+	} else {
+		s.alloc = alloc
+		build.wasm = stripped
+	}
+	if s.alloc == nil {
+		if s.alloc, err = newMemoryAllocator(nil); err != nil {
+			return nil, err
+		}
+	}
+	build.image = nil // the allocator has its own copy
 	if cfg.cacheDir != "" {
 		if s.cache, err = wazero.NewCompilationCacheWithDir(cfg.cacheDir); err != nil {
 			return nil, fmt.Errorf("open compile cache %s: %w", cfg.cacheDir, err)
@@ -270,7 +287,6 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	if s.module, err = s.runtime.CompileModule(cctx, build.wasm); err != nil {
 		return nil, fmt.Errorf("compile python.wasm: %w", err)
 	}
-	s.alloc = newMemoryAllocator()
 	boot, err := s.bootstrapPyc(ctx, build.stdlib, build.sha256)
 	if err != nil {
 		// Still correct, only ~12 ms slower per start-up.
@@ -453,6 +469,9 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		}
 		if s.cache != nil {
 			s.closeErr = errors.Join(s.closeErr, s.cache.Close(ctx))
+		}
+		if s.alloc != nil {
+			s.closeErr = errors.Join(s.closeErr, s.alloc.Close())
 		}
 	})
 	return s.closeErr

@@ -87,7 +87,7 @@ func TestBenchSandboxJSON(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &doc))
 	for _, key := range []string{"warm_p50_ms", "warm_p95_ms", "jobs_per_s", "cold_first_job_ms", "cold_first_job_cached_ms",
-		"timeout_overshoot_max_ms", "rss_pool_full_mib", "pool_instance_rss_mib"} {
+		"timeout_overshoot_max_ms", "rss_pool_full_mib", "pool_instance_rss_mib", "pool_instance_shared_mib"} {
 		require.Contains(t, doc, key)
 		require.IsType(t, float64(0), doc[key], key)
 		require.Positive(t, doc[key], key)
@@ -114,7 +114,7 @@ func TestBenchSandboxJSON(t *testing.T) {
 		}
 		require.Empty(t, doc["python3"])
 	}
-	require.Len(t, doc, 21)
+	require.Len(t, doc, 22)
 }
 
 func TestBenchNeedsSubcommand(t *testing.T) {
