@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -174,4 +176,24 @@ func TestStripData(t *testing.T) {
 		_, err := stripData(bad)
 		require.ErrorIs(t, err, errMalformedWasm, name)
 	}
+}
+
+func TestResolvePython3(t *testing.T) {
+	dir := t.TempDir()
+	shim := filepath.Join(dir, "python3")
+	require.NoError(t, os.WriteFile(shim, []byte("#!/bin/sh\necho /opt/py/bin/python3.11\necho 3.11.7\n"), 0o755))
+	exe, version, err := resolvePython3(t.Context(), shim)
+	require.NoError(t, err)
+	require.Equal(t, "/opt/py/bin/python3.11", exe)
+	require.Equal(t, "3.11.7", version)
+
+	broken := filepath.Join(dir, "broken")
+	require.NoError(t, os.WriteFile(broken, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	_, _, err = resolvePython3(t.Context(), broken)
+	require.Error(t, err)
+
+	silent := filepath.Join(dir, "silent")
+	require.NoError(t, os.WriteFile(silent, []byte("#!/bin/sh\necho\n"), 0o755))
+	_, _, err = resolvePython3(t.Context(), silent)
+	require.ErrorContains(t, err, "sys.executable is empty")
 }
