@@ -14,12 +14,11 @@ import (
 
 const testNet = "dhttest"
 
-func setupRouting(t *testing.T, boot *dht.Routing) *dht.Routing {
+func setupRouting(t *testing.T, boot *dht.Routing, opts ...dht.Option) *dht.Routing {
 	t.Helper()
 	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
 	require.NoError(t, err)
 	t.Cleanup(func() { h.Close() })
-	var opts []dht.Option
 	if boot != nil {
 		bh := boot.DHT().Host()
 		opts = append(opts, dht.BootstrapPeers(peer.AddrInfo{ID: bh.ID(), Addrs: bh.Addrs()}))

@@ -152,7 +152,12 @@ type Routing struct {
 	cache     map[string]*cacheEntry
 	kick      chan struct{}
 
-	queries atomic.Int64
+	queries  atomic.Int64
+	provides atomic.Int64
+	// rounds and refreshes count the loops' turns, for tests that move a
+	// mock clock and wait for the loop to have acted.
+	rounds    atomic.Int64
+	refreshes atomic.Int64
 }
 
 type cacheEntry struct {

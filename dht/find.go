@@ -21,7 +21,7 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 	if limit > maxLimit {
 		limit = maxLimit
 	}
-	now := r.cfg.now()
+	now := r.cfg.clock.Now()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -104,7 +104,7 @@ func (r *Routing) store(capID string, sellers []peer.AddrInfo, limit int, search
 		r.cache[capID] = e
 	}
 	e.sellers, e.limit = sellers, limit
-	e.fetched = r.cfg.now()
+	e.fetched = r.cfg.clock.Now()
 	if searched.After(e.lastSearch) {
 		e.lastSearch = searched
 	}
@@ -143,7 +143,7 @@ func (r *Routing) search(ctx context.Context, capID string, limit int) ([]peer.A
 // repeated searches are answered locally, and drops the others.
 func (r *Routing) refreshLoop() {
 	defer r.wg.Done()
-	t := time.NewTicker(r.cfg.cacheRefresh)
+	t := r.cfg.clock.Ticker(r.cfg.cacheRefresh)
 	defer t.Stop()
 	for {
 		select {
@@ -151,6 +151,7 @@ func (r *Routing) refreshLoop() {
 			return
 		case <-t.C:
 			r.refreshCache()
+			r.refreshes.Add(1)
 		}
 	}
 }
@@ -160,7 +161,7 @@ func (r *Routing) refreshLoop() {
 func (r *Routing) RefreshCache() { r.refreshCache() }
 
 func (r *Routing) refreshCache() {
-	now := r.cfg.now()
+	now := r.cfg.clock.Now()
 	r.mu.Lock()
 	todo := make(map[string]int)
 	for id, e := range r.cache {

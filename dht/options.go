@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	ds "github.com/ipfs/go-datastore"
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -24,7 +25,7 @@ type config struct {
 	findTimeout       time.Duration
 	datastore         ds.Batching
 	logger            *slog.Logger
-	now               func() time.Time
+	clock             clock.Clock
 }
 
 func defaultConfig(network string) config {
@@ -41,7 +42,7 @@ func defaultConfig(network string) config {
 		cacheIdle:         DefaultCacheIdle,
 		findTimeout:       DefaultFindTimeout,
 		logger:            slog.Default().With("subsystem", "swarmwage/dht"),
-		now:               time.Now,
+		clock:             clock.New(),
 	}
 	if network == Amino {
 		// On the public DHT a node behind NAT must not claim to be a server:
@@ -113,6 +114,20 @@ func Datastore(d ds.Batching) Option {
 // Logger sets the logger. Defaults to slog.Default().
 func Logger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l.With("subsystem", "swarmwage/dht"); return nil }
+}
+
+// WithClock sets the clock of the reprovide rounds, their retries, the
+// prefetch cache's refreshes and its idle time. Defaults to the real clock;
+// tests pass a *clock.Mock and move time themselves. (DHT queries keep
+// real-time deadlines: they wait on the network.)
+func WithClock(c clock.Clock) Option {
+	return func(cfg *config) error {
+		if c == nil {
+			return errors.New("dht: WithClock(nil)")
+		}
+		cfg.clock = c
+		return nil
+	}
 }
 
 // ForceClientMode makes this node a DHT client only: it searches and

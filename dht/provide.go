@@ -66,7 +66,7 @@ func (r *Routing) trigger() {
 func (r *Routing) provideLoop() {
 	defer r.wg.Done()
 	lastAll := time.Time{}
-	retry := time.NewTimer(retryInterval)
+	retry := r.cfg.clock.Timer(retryInterval)
 	defer retry.Stop()
 	for {
 		select {
@@ -75,11 +75,13 @@ func (r *Routing) provideLoop() {
 		case <-r.kick:
 		case <-retry.C:
 		}
-		all := r.cfg.now().Sub(lastAll) >= r.cfg.reprovideInterval
+		now := r.cfg.clock.Now()
+		all := now.Sub(lastAll) >= r.cfg.reprovideInterval
 		pending := r.provideRound(all)
 		if all && pending == 0 {
-			lastAll = r.cfg.now()
+			lastAll = now
 		}
+		r.rounds.Add(1)
 		retry.Reset(retryInterval)
 	}
 }
@@ -105,10 +107,11 @@ func (r *Routing) provideRound(all bool) int {
 			r.log.Debug("provide failed; will retry", "capability", id, "err", err)
 			continue
 		}
+		r.provides.Add(1)
 		r.mu.Lock()
 		if _, ok := r.announced[id]; ok {
 			r.announced[id] = true
-			r.provided[id] = r.cfg.now()
+			r.provided[id] = r.cfg.clock.Now()
 		}
 		r.mu.Unlock()
 	}
@@ -134,6 +137,10 @@ func (r *Routing) provide(ctx context.Context, capID string) error {
 	}
 	return nil
 }
+
+// Provides counts the capabilities provided successfully since New (each
+// with the keys of its prefixes), first announcements and reprovides.
+func (r *Routing) Provides() int64 { return r.provides.Load() }
 
 // Pending counts announced capabilities not yet provided successfully since
 // they were announced (a node whose routing table is empty has all pending).

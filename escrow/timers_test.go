@@ -141,7 +141,8 @@ func TestStartFiresTimers(t *testing.T) {
 		r, err := buyer.e.Get(ctx, "j")
 		return err == nil && r.State == escrow.StateRefunded
 	}, 10*time.Second, 5*time.Millisecond)
-	require.Len(t, buyer.hooks(), 1)
+	// The hook runs just after the commit that Get already sees.
+	require.Eventually(t, func() bool { return len(buyer.hooks()) == 1 }, 10*time.Second, 5*time.Millisecond)
 	require.Equal(t, escrow.ReasonDeadline, buyer.hooks()[0].Reason)
 	buyer.reopen(t)
 	buyer.requireInvariant(t)

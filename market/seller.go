@@ -61,6 +61,9 @@ type Event struct {
 // Event types.
 const (
 	EventAccepted = "accepted"
+	// EventLocked is the buyer's own first event of a job: the price is
+	// held (so the job ID exists) and the job goes to the seller.
+	EventLocked   = "locked"
 	EventProgress = "progress"
 	EventResult   = "result"
 	EventError    = "error"

@@ -81,9 +81,9 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkCPULoop runs Bench's CPU-bound loop with and without wazero's
-// termination checks (WithCloseOnContextDone), which the sandbox needs to
-// stop an infinite loop: the difference is what wazero issue 2466 costs.
+// BenchmarkCPULoop runs Bench's CPU-bound loop with and without the
+// countdown at every loop head (instrumentLoops) that lets a timeout stop
+// an infinite loop: the difference is what termination costs.
 func BenchmarkCPULoop(b *testing.B) {
 	for _, tc := range []struct {
 		name string

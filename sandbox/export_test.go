@@ -2,8 +2,9 @@ package sandbox
 
 import "testing"
 
-// WithoutTerminationForTest drops wazero's termination checks so a
-// benchmark can measure what they cost. A timeout cannot stop such a
+// WithoutTerminationForTest runs the build without the countdown that
+// stops a busy guest (instrumentLoops), so a benchmark can measure what it
+// costs. A timeout cannot stop such a
 // sandbox's guest: never use it outside benchmarks.
 func WithoutTerminationForTest(tb testing.TB) Option {
 	tb.Helper()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,7 +77,8 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 		WithStdout(inst.stdout).
 		WithStderr(inst.stderr).
 		WithNanotime(inst.clock.nanotime, 1).
-		WithNanosleep(inst.nanosleep)
+		WithNanosleep(inst.nanosleep).
+		WithOsyield(inst.yield)
 	mctx := experimental.WithMemoryAllocator(ictx, s.alloc)
 
 	s.mu.RLock()
@@ -162,7 +164,14 @@ func (inst *instance) run(ctx context.Context, payload []byte, timeout time.Dura
 // when the host did cancel before the guest exited; otherwise they are the
 // guest's own. A guest's code is reduced to 0..255 as a POSIX shell reports
 // it (code & 0xff): os._exit(300) is 44, os._exit(-1) is 255.
+//
+// A job whose timeout fired before its guest exited is 124 however the
+// guest then ended: the countdown of instrumentLoops lets it run up to a
+// check period past the deadline, and what it did there is past its time.
 func (inst *instance) exitCode() (int, error) {
+	if errors.Is(inst.stopped, errTimeout) {
+		return TimeoutExitCode, nil
+	}
 	if inst.err == nil {
 		return 0, nil
 	}
@@ -173,8 +182,6 @@ func (inst *instance) exitCode() (int, error) {
 	code := exit.ExitCode()
 	if inst.stopped != nil && (code == sys.ExitCodeContextCanceled || code == sys.ExitCodeDeadlineExceeded) {
 		switch {
-		case errors.Is(inst.stopped, errTimeout):
-			return TimeoutExitCode, nil
 		case errors.Is(inst.stopped, errCallerGone):
 			return 0, errCallerGone
 		default:
@@ -199,7 +206,25 @@ func (inst *instance) nanosleep(ns int64) {
 	select {
 	case <-t.C:
 	case <-inst.ctx.Done():
+		inst.stop()
 	}
+}
+
+// yield is the guest's sched_yield, which the countdown of instrumentLoops
+// also calls: it ends the guest once the instance is cancelled (timeout,
+// caller gone, Close), the way proc_exit does, with the code wazero gives a
+// module closed by its context, which exitCode maps.
+func (inst *instance) yield() {
+	if inst.ctx.Err() != nil {
+		inst.stop()
+	}
+	runtime.Gosched()
+}
+
+// stop ends the guest from inside one of its host calls, as proc_exit does:
+// wazero unwinds the guest and returns this error from its call.
+func (inst *instance) stop() {
+	panic(sys.NewExitError(sys.ExitCodeContextCanceled))
 }
 
 // jobPayload encodes req the way bootstrap.py reads it.

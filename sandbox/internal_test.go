@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -142,4 +144,56 @@ func repeat(n, times int) []int {
 		out[i] = n
 	}
 	return out
+}
+
+func TestMedian(t *testing.T) {
+	require.Nil(t, median(nil))
+	require.Equal(t, 2.0, *median([]float64{3, 1, 2}))
+	require.Equal(t, 2.5, *median([]float64{4, 1, 2, 3}))
+}
+
+func TestStripData(t *testing.T) {
+	head := []byte("\x00asm\x01\x00\x00\x00")
+	memory := []byte{5, 3, 1, 0, 1}
+	data := func(segs ...byte) []byte { return append([]byte{11, byte(len(segs))}, segs...) }
+	active := data(1, 0, 0x41, 4, 0x0b, 2, 'a', 'b')
+	cat := func(parts ...[]byte) []byte { return bytes.Join(append([][]byte{head}, parts...), nil) }
+
+	out, err := stripData(cat(memory, active))
+	require.NoError(t, err)
+	require.Equal(t, cat(memory), out)
+
+	_, err = stripData(cat([]byte{2, 10, 1, 1, 'm', 3, 'm', 'e', 'm', 2, 0, 1}, memory, active))
+	require.ErrorContains(t, err, "imported")
+	for name, bad := range map[string][]byte{
+		"passive segment":   cat(memory, data(1, 1, 1, 'x')),
+		"data count":        cat(memory, []byte{12, 1, 1}, active),
+		"no memory":         cat(active),
+		"imported memory":   cat([]byte{2, 10, 1, 1, 'm', 3, 'm', 'e', 'm', 2, 0, 1}, memory, active),
+		"truncated":         cat(memory, active[:len(active)-1]),
+		"non-constant base": cat(memory, data(1, 0, 0x23, 0, 0x0b, 1, 'a')),
+	} {
+		_, err := stripData(bad)
+		require.ErrorIs(t, err, errMalformedWasm, name)
+	}
+}
+
+func TestResolvePython3(t *testing.T) {
+	dir := t.TempDir()
+	shim := filepath.Join(dir, "python3")
+	require.NoError(t, os.WriteFile(shim, []byte("#!/bin/sh\necho /opt/py/bin/python3.11\necho 3.11.7\n"), 0o755))
+	exe, version, err := resolvePython3(t.Context(), shim)
+	require.NoError(t, err)
+	require.Equal(t, "/opt/py/bin/python3.11", exe)
+	require.Equal(t, "3.11.7", version)
+
+	broken := filepath.Join(dir, "broken")
+	require.NoError(t, os.WriteFile(broken, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	_, _, err = resolvePython3(t.Context(), broken)
+	require.Error(t, err)
+
+	silent := filepath.Join(dir, "silent")
+	require.NoError(t, os.WriteFile(silent, []byte("#!/bin/sh\necho\n"), 0o755))
+	_, _, err = resolvePython3(t.Context(), silent)
+	require.ErrorContains(t, err, "sys.executable is empty")
 }

@@ -40,8 +40,9 @@ type config struct {
 	outputLimit int
 	// maxConcurrent is how many jobs run at once; 0 means GOMAXPROCS.
 	maxConcurrent int
-	// noTermination drops wazero's termination checks: faster CPU-bound
-	// code, but timeouts cannot stop a busy guest. Benchmarks only.
+	// noTermination runs the build without the countdown of
+	// instrumentLoops: what it costs, measured, but timeouts cannot stop a
+	// busy guest. Benchmarks only.
 	noTermination bool
 }
 

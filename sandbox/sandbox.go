@@ -25,8 +25,10 @@
 // never mistakes a guest's code (os._exit(-1) reaches wazero as its
 // reserved 0xffffffff) for either.
 //
-// Speed comes from four things. The compiled module is cached on disk
-// (WithCacheDir). The standard library, which the build ships as a zip inside
+// Speed comes from five things. The compiled module is cached on disk
+// (WithCacheDir). Every linear memory starts as a copy-on-write mapping of
+// the build's initial memory image (memory_linux.go), so an instance costs
+// the pages its interpreter writes, not a copy of 24,171 data segments. The standard library, which the build ships as a zip inside
 // its data segment, is served from memory as a read-only directory, each
 // file inflated on first use, because zipimport is slow in wasm. The
 // bootstrap is compiled once per build, not at every start-up. A small pool
@@ -35,7 +37,13 @@
 // fresh instance that no other job touched, and the pool refills in the
 // background.
 //
+// A timeout stops a busy guest through a countdown that New adds at every
+// loop head of the build (interrupt.go), which calls the host every
+// checkPeriod iterations; wazero's own WithCloseOnContextDone leaves for Go
+// at every iteration and cost 1.7x on CPU-bound code.
+//
 // Layout: sandbox.go (API), options.go, instance.go (one interpreter),
+// interrupt.go (the countdown),
 // bootstrap.py and bootstrap.go (the guest side of the job protocol and its
 // precompilation), wasm.go (the embedded build and its standard library),
 // memory*.go (linear memory that grows in place), bench.go (the figures
@@ -182,7 +190,7 @@ type Sandbox struct {
 	cache   wazero.CompilationCache
 	module  wazero.CompiledModule
 	guest   wazero.ModuleConfig // shared part of every instance's config
-	alloc   experimental.MemoryAllocator
+	alloc   memoryAllocator
 	info    Runtime
 
 	// ctx is the parent of every instance; Close cancels it.
@@ -224,6 +232,11 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.noTermination {
+		if build.wasm, err = instrumentLoops(build.wasm, checkPeriod); err != nil {
+			return nil, fmt.Errorf("instrument python.wasm for timeouts: %w", err)
+		}
+	}
 
 	s := &Sandbox{
 		cfg:     cfg,
@@ -237,6 +250,23 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		}
 	}()
 
+	// Every memory starts as a copy-on-write mapping of the data segments'
+	// image instead of wazero copying them in at each instantiation.
+	if stripped, serr := stripData(build.wasm); serr != nil {
+		s.log.Warn("keep the data segments in the module; each instance copies them", "err", serr)
+		build.image = nil
+	} else if alloc, aerr := newMemoryAllocator(build.image); aerr != nil {
+		s.log.Warn("map the initial memory image; each instance copies the data segments", "err", aerr)
+	} else {
+		s.alloc = alloc
+		build.wasm = stripped
+	}
+	if s.alloc == nil {
+		if s.alloc, err = newMemoryAllocator(nil); err != nil {
+			return nil, err
+		}
+	}
+	build.image = nil // the allocator has its own copy
 	if cfg.cacheDir != "" {
 		if s.cache, err = wazero.NewCompilationCacheWithDir(cfg.cacheDir); err != nil {
 			return nil, fmt.Errorf("open compile cache %s: %w", cfg.cacheDir, err)
@@ -247,9 +277,6 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(s.cache).
 		WithMemoryLimitPages(uint32(cfg.memoryMB) * (1 << 20 / wasmPageSize)).
-		// Without this an infinite loop could never be stopped. It costs
-		// about 2.2x on CPU-bound code (wazero issue 2466).
-		WithCloseOnContextDone(!cfg.noTermination).
 		// Otherwise every non-zero exit builds a DWARF trace (0.5-6 s).
 		WithDebugInfoEnabled(false)
 	s.runtime = wazero.NewRuntimeWithConfig(s.ctx, rc)
@@ -262,7 +289,6 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	if s.module, err = s.runtime.CompileModule(cctx, build.wasm); err != nil {
 		return nil, fmt.Errorf("compile python.wasm: %w", err)
 	}
-	s.alloc = newMemoryAllocator()
 	boot, err := s.bootstrapPyc(ctx, build.stdlib, build.sha256)
 	if err != nil {
 		// Still correct, only ~12 ms slower per start-up.
@@ -445,6 +471,9 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		}
 		if s.cache != nil {
 			s.closeErr = errors.Join(s.closeErr, s.cache.Close(ctx))
+		}
+		if s.alloc != nil {
+			s.closeErr = errors.Join(s.closeErr, s.alloc.Close())
 		}
 	})
 	return s.closeErr

@@ -319,6 +319,33 @@ func TestTimeoutKillsInfiniteLoop(t *testing.T) {
 	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "print('ok')"}).Stdout)
 }
 
+// A timeout stops a guest busy inside one long C call of the interpreter
+// too (the countdown sits at every loop head of the build, not only in
+// the bytecode loop), and nothing the guest does after it counts.
+func TestTimeoutStopsBusyCode(t *testing.T) {
+	s := sharedSandbox(t)
+	testCases := []struct {
+		name string
+		code string
+	}{
+		{name: "sum in C", code: "print(sum(range(10**15)))"},
+		{name: "regex backtracking", code: "import re\nprint(re.match(r'(a*)*b', 'a' * 64))"},
+		{name: "big integer", code: "print(len(str(7 ** (10 ** 8))))"},
+		{name: "exponential recursion", code: "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\nprint(f(60))"},
+		{name: "output after a cut sleep", code: "import time\ntime.sleep(60)\nprint('late')"},
+		{name: "exit after a cut sleep", code: "import time, os\ntime.sleep(60)\nos._exit(0)"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, sandbox.Request{Code: tc.code, TimeoutMS: 300})
+			require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode, res.Stderr)
+			require.Empty(t, res.Stdout)
+			require.GreaterOrEqual(t, res.DurationMS, int64(300))
+			require.Less(t, res.DurationMS, int64(2300), "sanity bound, not a timing assertion")
+		})
+	}
+}
+
 func TestSleepWorksAndIsCutByTimeout(t *testing.T) {
 	s := sharedSandbox(t)
 	res := run(t, s, sandbox.Request{Code: "import time\nt = time.monotonic()\ntime.sleep(0.05)\nprint(time.monotonic() - t >= 0.05)"})

@@ -53,6 +53,7 @@ var (
 // build is the interpreter as loaded from the embedded files.
 type build struct {
 	wasm    []byte
+	image   []byte              // the initial linear memory, from the data segments
 	stdlib  map[string]*memNode // path under stdlibHome -> file
 	version string
 	sha256  string
@@ -85,7 +86,7 @@ func loadBuild() (build, error) {
 	if err != nil {
 		return build{}, fmt.Errorf("unzip the standard library of python.wasm: %w", err)
 	}
-	return build{wasm: wasm, stdlib: stdlib, version: strings.TrimSpace(wasmVersion), sha256: want}, nil
+	return build{wasm: wasm, image: image, stdlib: stdlib, version: strings.TrimSpace(wasmVersion), sha256: want}, nil
 }
 
 var errMalformedWasm = errors.New("malformed wasm module")
@@ -111,6 +112,90 @@ func memoryImage(wasm []byte) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: no data section", errMalformedWasm)
+}
+
+// stripData returns wasm without its data section, for an allocator that
+// starts every memory with memoryImage(wasm) instead. It refuses a module
+// whose data is not all of that image: passive segments (which code may
+// copy in later), a data count section, an imported memory.
+func stripData(wasm []byte) ([]byte, error) {
+	if len(wasm) < 8 || !bytes.Equal(wasm[:8], []byte("\x00asm\x01\x00\x00\x00")) {
+		return nil, fmt.Errorf("%w: bad header", errMalformedWasm)
+	}
+	out := append(make([]byte, 0, len(wasm)), wasm[:8]...)
+	r := &wasmReader{b: wasm[8:]}
+	ownMemory := false
+	for len(r.b) > 0 {
+		start := len(wasm) - len(r.b)
+		id := r.byte()
+		body := r.bytes(r.u32())
+		if r.err != nil {
+			return nil, r.err
+		}
+		switch id {
+		case 12:
+			return nil, fmt.Errorf("%w: a data count section (passive data)", errMalformedWasm)
+		case sectionImport:
+			if importsMemory(body) {
+				return nil, fmt.Errorf("%w: the memory is imported", errMalformedWasm)
+			}
+		case 5:
+			ownMemory = true
+		case 11:
+			if hasPassiveData(body) {
+				return nil, fmt.Errorf("%w: passive or foreign data segments", errMalformedWasm)
+			}
+			continue
+		}
+		out = append(out, wasm[start:len(wasm)-len(r.b)]...)
+	}
+	if !ownMemory {
+		return nil, fmt.Errorf("%w: no memory section", errMalformedWasm)
+	}
+	return out, nil
+}
+
+func importsMemory(body []byte) bool {
+	r := &wasmReader{b: body}
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		r.bytes(r.u32())
+		r.bytes(r.u32())
+		switch r.byte() {
+		case externFunc:
+			r.u32()
+		case externTable:
+			r.byte()
+			readLimits(r)
+		case externMemory:
+			return true
+		case externGlobal:
+			r.byte()
+			r.byte()
+		default:
+			return true // unknown: assume the worst
+		}
+	}
+	return r.err != nil
+}
+
+// hasPassiveData reports whether a data section has a segment that is not
+// active in memory 0 with a constant offset (or cannot be read).
+func hasPassiveData(body []byte) bool {
+	r := &wasmReader{b: body}
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		if flags := r.u32(); flags != 0 {
+			return true
+		}
+		if r.byte() != opI32Const {
+			return true
+		}
+		r.s32()
+		if r.byte() != opEnd {
+			return true
+		}
+		r.bytes(r.u32())
+	}
+	return r.err != nil || len(r.b) != 0
 }
 
 type segment struct {

@@ -150,7 +150,7 @@ func followInterruptible(c *cli.Context, cl *node.Client, run func(context.Conte
 func interrupted(c *cli.Context, cl *node.Client, jobID string, cancel context.CancelFunc) error {
 	if jobID == "" {
 		cancel() // the daemon stops a hire whose client left; nothing was accepted yet
-		return exitErr(exitInterrupted, errors.New("interrupted before a seller accepted the job: nothing is held"))
+		return exitErr(exitInterrupted, errors.New("interrupted before a seller accepted the job: nothing is paid (a hold made meanwhile is refunded)"))
 	}
 	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer stop()
@@ -323,6 +323,8 @@ func hireProgress(c *cli.Context) (func(market.Event), func()) {
 	progress := func(ev market.Event) {
 		desc := ev.Type
 		switch ev.Type {
+		case market.EventLocked:
+			desc = "price held in escrow; sending job " + ev.JobID
 		case market.EventAccepted:
 			desc = "job " + ev.JobID + " accepted"
 		case market.EventProgress:

@@ -131,7 +131,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:              stderr,
 		EnableBashCompletion:   true,
 		UseShortOptionHandling: false,
-		Flags:                  []cli.Flag{repoFlagDef(), rootVersionFlag()},
+		Flags:                  []cli.Flag{repoFlagDef(), rootVersionFlag(), jsonOutFlag()},
 		Commands:               cmds,
 		Action:                 rootAction,
 		// main is the only place that exits: errors come back to run.

@@ -82,23 +82,39 @@ func TestSandboxRun(t *testing.T) {
 }
 
 func TestBenchSandboxJSON(t *testing.T) {
-	res := sandboxCLI(t, 5*time.Minute, "bench", "sandbox", "--n", "3", "--concurrency", "2", "--json")
+	res := sandboxCLI(t, 5*time.Minute, "bench", "sandbox", "--n", "3", "--jobs", "6", "--rounds", "2", "--concurrency", "2", "--json")
 	require.Equal(t, 0, res.Code, res.Stderr)
-	var doc map[string]*float64
+	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &doc))
-	for _, key := range []string{"warm_p50_ms", "warm_p95_ms", "jobs_per_s", "cold_first_job_ms", "cold_first_job_cached_ms"} {
+	for _, key := range []string{"warm_p50_ms", "warm_p95_ms", "jobs_per_s", "cold_first_job_ms", "cold_first_job_cached_ms",
+		"timeout_overshoot_max_ms", "rss_pool_full_mib", "pool_instance_rss_mib", "pool_instance_shared_mib"} {
 		require.Contains(t, doc, key)
-		require.NotNil(t, doc[key], key)
-		require.Positive(t, *doc[key], key)
+		require.IsType(t, float64(0), doc[key], key)
+		require.Positive(t, doc[key], key)
 	}
-	require.Contains(t, doc, "cpu_ratio_vs_python3")
+	require.Contains(t, doc, "timeout_overshoot_p50_ms")
+	require.GreaterOrEqual(t, doc["timeout_overshoot_max_ms"], doc["timeout_overshoot_p50_ms"])
+	require.EqualValues(t, 6, doc["throughput_jobs"])
+	require.EqualValues(t, 2, doc["rounds"])
+	require.EqualValues(t, 2, doc["concurrency"])
+	require.EqualValues(t, 2, doc["pool_size"])
+	require.Contains(t, doc["cpu_loop"], "range(600000)")
+	native := []string{"cpu_ratio_vs_python3", "cpu_sandbox_s", "cpu_native_s", "native_jobs_per_s", "jobs_per_s_vs_native"}
 	if _, err := exec.LookPath("python3"); err == nil {
-		require.NotNil(t, doc["cpu_ratio_vs_python3"])
-		require.Positive(t, *doc["cpu_ratio_vs_python3"])
+		for _, key := range native {
+			require.IsType(t, float64(0), doc[key], key)
+			require.Positive(t, doc[key], key)
+		}
+		require.NotEmpty(t, doc["python3"])
+		require.NotEmpty(t, doc["python3_version"])
 	} else {
-		require.Nil(t, doc["cpu_ratio_vs_python3"], "null when python3 is not on the PATH")
+		for _, key := range native {
+			require.Contains(t, doc, key)
+			require.Nil(t, doc[key], "%s is null when python3 is not on the PATH", key)
+		}
+		require.Empty(t, doc["python3"])
 	}
-	require.Len(t, doc, 6)
+	require.Len(t, doc, 22)
 }
 
 func TestBenchNeedsSubcommand(t *testing.T) {

@@ -39,9 +39,9 @@ func walletCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			walletBalanceCommand(),
 			walletDepositCommand(),
-			walletHistoryCommand(),
 			walletAddressCommand(),
 			walletWithdrawCommand(),
+			walletHistoryCommand(),
 		},
 	}
 }
