@@ -66,12 +66,18 @@ const (
 // Resource-manager limits of agent streams (market.ServiceName). A seller
 // runs max(4, 2 x cores) jobs at once and queues 64; each job holds one
 // stream while it runs, and a hire opens a few short ones (listing, quote,
-// settle). Per peer, the caps keep one buyer from holding all of them.
+// settle). Per peer, the caps keep one buyer from holding all of them, but
+// stay above what one buyer's hires may legitimately hold at once: the
+// seller admits up to (concurrency + queue) / 2 jobs per buyer (34 with
+// the defaults), each with a job stream plus quote, status and settle
+// streams. At 32 streams a buyer hiring 32 at once had streams refused,
+// and those hires waited out their deadlines (bench hire: 15 of 300
+// failed, 9 hires/s).
 var (
 	agentServiceLimit = rcmgr.BaseLimit{StreamsInbound: 256, StreamsOutbound: 256, Streams: 512, Memory: 32 << 20}
 	// agentServiceIncrease is added per GiB of memory the node has.
 	agentServiceIncrease = rcmgr.BaseLimitIncrease{StreamsInbound: 128, StreamsOutbound: 128, Streams: 256, Memory: 16 << 20}
-	agentPeerLimit       = rcmgr.BaseLimit{StreamsInbound: 32, StreamsOutbound: 32, Streams: 64, Memory: 4 << 20}
+	agentPeerLimit       = rcmgr.BaseLimit{StreamsInbound: 128, StreamsOutbound: 128, Streams: 256, Memory: 16 << 20}
 )
 
 // Join reporting.

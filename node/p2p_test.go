@@ -47,13 +47,14 @@ func TestNoRelayServiceUnlessTold(t *testing.T) {
 // resource-manager service, which caps one peer's inbound streams.
 func TestAgentStreamsHavePerPeerLimits(t *testing.T) {
 	seller := startNode(t, newRepo(t, t.TempDir()))
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
+	// The attacker's own host has no limits, so only the seller's count.
+	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.ResourceManager(&network.NullResourceManager{}))
 	require.NoError(t, err)
 	t.Cleanup(func() { h.Close() })
 	ctx := t.Context()
 	require.NoError(t, h.Connect(ctx, peer.AddrInfo{ID: seller.Host.ID(), Addrs: seller.Host.Addrs()}))
 
-	const opened, perPeer = 48, 32
+	const opened, perPeer = 160, 128
 	for range opened {
 		s, err := h.NewStream(ctx, seller.Host.ID(), libp2phttp.ProtocolIDForMultistreamSelect)
 		require.NoError(t, err)
