@@ -223,3 +223,14 @@ require (
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 	lukechampine.com/blake3 v1.4.1 // indirect
 )
+
+// Badger maps its files with ristretto's z and grows them with ftruncate, so
+// they are sparse, and a write into them on a full disk is a SIGBUS
+// (dgraph-io/badger#1801); and a failed memtable rotation leaves Badger
+// with a nil memtable that the next write crashes on. These copies of
+// v2.2.0 and v4.9.6 allocate real blocks and keep the memtable; see
+// third_party/PATCHES.md.
+replace (
+	github.com/dgraph-io/badger/v4 v4.9.6 => ./third_party/badger
+	github.com/dgraph-io/ristretto/v2 v2.2.0 => ./third_party/ristretto
+)

@@ -13,10 +13,11 @@ import (
 
 const (
 	// tmpfsSize is the full-disk test's tmpfs: room for a fresh repo
-	// (Badger's files are sparse), a few jobs and a node's own free-space
-	// watermark with its reserve ([storage] min_free, 64 MiB by default),
-	// so that hires work before the filler comes.
-	tmpfsSize = 128 << 20
+	// (Badger allocates its logs when it makes them: a value log of 80 MiB
+	// and a write-ahead log of 8 MiB), the node's reserves and its
+	// free-space watermark ([storage] min_free, 128 MiB by default), so
+	// that hires work before the filler comes.
+	tmpfsSize = 256 << 20
 	// diskLeft is what the filler file leaves free: less than one of the
 	// dishonest seller's answers.
 	diskLeft = 1 << 20

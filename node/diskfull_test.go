@@ -53,14 +53,14 @@ func (g *gatedMean) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes: the seller and
-// the buyer keep their repos on a real 128 MiB tmpfs, which another program
+// the buyer keep their repos on a real 384 MiB tmpfs, which another program
 // fills to the last block while a job runs. Before, Badger's mmapped writes
 // killed the daemon with SIGBUS here. Now new quotes and hires are refused
 // with the disk-full error and nothing is locked for them, reads work, the
 // running job settles on both sides on the full disk, and once the space is
 // freed hires work again without a restart. The decisions are on disk.
 func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
-	disk := nodetest.Tmpfs(t, 128<<20)
+	disk := nodetest.Tmpfs(t, 384<<20)
 	minFree := func(c *node.Config) { c.Storage.MinFree = "48MiB" }
 	ctx := context.Background()
 	worker := &gatedMean{started: make(chan struct{}, 1), gate: make(chan struct{})}

@@ -145,7 +145,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		return nil, err
 	}
 	n.DB = n.ds.DB
-	n.guard.tick() // preallocate the new write-ahead log at once
+	n.guard.tick() // make the reserves at once
 	if err := checkSchema(n.DB); err != nil {
 		return nil, err
 	}
@@ -399,11 +399,12 @@ func (n *Node) Close() error {
 	return n.closeErr
 }
 
-// Badger's sizes, chosen against the free-space watermark (storage.go):
-// every file Badger writes through mmap is small next to DefaultMinFree.
+// Badger's sizes, chosen against the free-space watermark (storage.go).
+// Every file Badger writes through mmap gets its blocks when it is created
+// (third_party/ristretto), so these sizes are disk the node holds.
 const (
 	// badgerMemTable is the memtable size. Its write-ahead log file is
-	// twice that and is preallocated while it is the active one.
+	// twice that.
 	badgerMemTable = 4 << 20
 	// badgerValueThreshold: values this large or larger go to the value
 	// log. Badger wants it under 15% of the memtable (its largest batch).
@@ -412,7 +413,8 @@ const (
 	badgerTable = 2 << 20
 	// badgerValueLogFile must hold the largest value: a job output of up
 	// to 32 MiB (the market's handler output cap), on its own key. Badger
-	// maps the active file at twice this, preallocated when there is room.
+	// creates the active file at twice this, and truncates it to what it
+	// holds when it is done with it.
 	badgerValueLogFile = 40 << 20
 )
 

@@ -15,51 +15,49 @@ import (
 
 // A full disk must never crash the node or lose a decision. Badger writes
 // its write-ahead log (*.mem), value log (*.vlog) and tables (*.sst)
-// through mmap into files it sized with ftruncate, which leaves them
-// sparse: a write into a page with no disk block behind it, on a full
-// disk, is a SIGBUS that kills the process (dgraph-io/badger#1801). The
-// diskGuard keeps the node away from that edge in four ways:
+// through mmap, and upstream sizes those files with ftruncate, which leaves
+// them sparse: a write into a page with no disk block behind it, on a full
+// disk, is a SIGBUS that kills the process (dgraph-io/badger#1801). This
+// module builds Badger against a patched ristretto (third_party/ristretto)
+// that allocates every such file's blocks when it creates or grows it, so a
+// full disk is an ENOSPC error from the write that needs the room, never a
+// crash. The diskGuard keeps those errors away from the writes that record
+// decisions:
 //
 //   - the watermark: below [storage] min_free free bytes, new quotes and new
 //     hires are refused (market.Admission), so the space left serves the
 //     jobs already running;
-//   - preallocation: the active write-ahead log (2 x badgerMemTable), the
-//     active value log (2 x badgerValueLogFile, when the disk has room for
-//     it twice over) and the discard-stats file get real blocks
-//     (fallocate), so the writes that record decisions land in allocated
-//     space even when the disk then fills up to the last byte;
 //   - two reserve files in the data directory: one of reserveSize bytes,
 //     deleted when free space falls under openFloor, which gives Badger room
 //     for a memtable rotation and its flush while jobs settle; and one of
 //     closeFloor bytes, deleted only at Close (or open), so that the flush
-//     at Close fits even after another program took all the rest, and
-//     offline commands can then read the database read-only. Reserves count
-//     as free space for the watermark, so releasing them lets no new work in;
+//     at Close fits even after another program took all the rest. Reserves
+//     count as free space for the watermark, so releasing them lets no new
+//     work in;
 //   - at Close with less than closeFloor free all the same, the database is
 //     left for the next open to replay (every write was synced) instead of
-//     flushed into a table the disk has no room for.
+//     flushed: Badger retries a failed flush forever, so Close would hang.
 //
-// It cannot make a SIGBUS impossible while another process fills the disk:
-// tables are created and written in one step inside Badger. See README,
-// "Disk space".
+// See README, "Disk space".
 
 const (
 	// DefaultMinFree is the default [storage] min_free: room for the
-	// write-ahead logs (two of 2 x badgerMemTable), a memtable flush and
-	// a compaction, and the reserves, with margin.
-	DefaultMinFree = 64 << 20
+	// rotations of both logs while jobs settle (openFloor), a compaction's
+	// tables and the reserves.
+	DefaultMinFree = 128 << 20
 	// openFloor is the least free space a read-write open of the database
-	// needs: a new write-ahead log (2 x badgerMemTable, preallocated), the
-	// flush of a left-over memtable and the flush at close. Below it the
-	// daemon does not start and offline commands that write refuse, rather
-	// than crash.
-	openFloor = 4 * badgerMemTable
+	// needs: Badger starts a new value log at every open (2 x
+	// badgerValueLogFile) and a new write-ahead log (2 x badgerMemTable),
+	// flushes a left-over memtable and flushes again at close. Below it the
+	// daemon does not start and offline commands that write refuse.
+	openFloor = 2*badgerValueLogFile + 4*badgerMemTable
 	// reserveSize is the reserve file's size: a memtable rotation, its
 	// flush and one compaction's tables.
 	reserveSize = 16 << 20
 	// reserveAgainAt is the free space at which a released reserve is made
-	// again: far enough above openFloor that making it does not release it.
-	reserveAgainAt = 2*openFloor + reserveSize
+	// again: far enough above openFloor that making both does not release
+	// one.
+	reserveAgainAt = openFloor + 2*(reserveSize+closeFloor)
 	// closeFloor is the free space Badger's flush at Close needs: one
 	// memtable's table.
 	closeFloor = 2 * badgerMemTable
@@ -114,13 +112,9 @@ type diskGuard struct {
 	log     *slog.Logger
 	// statfs returns the free bytes of dir's filesystem (tests inject it).
 	statfs func(dir string) (uint64, error)
-	// prealloc allocates blocks for Badger's active logs; nil where the
-	// platform has no fallocate.
-	prealloc func(dir string, free uint64, keep uint64) error
 
 	low    atomic.Bool // below the watermark at the last look
-	mu     sync.Mutex  // serializes tick (reserve and preallocation)
-	noPre  bool        // fallocate is not supported here: stop trying
+	mu     sync.Mutex  // serializes tick
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -128,9 +122,8 @@ type diskGuard struct {
 func newDiskGuard(dir string, minFree uint64, log *slog.Logger) *diskGuard {
 	return &diskGuard{
 		dir: dir, minFree: minFree,
-		log:      log.With("subsystem", "swarmwage/storage"),
-		statfs:   statfsFree,
-		prealloc: preallocate,
+		log:    log.With("subsystem", "swarmwage/storage"),
+		statfs: statfsFree,
 	}
 }
 
@@ -206,8 +199,8 @@ func (g *diskGuard) checkOpen() error {
 	return nil
 }
 
-// tick looks at free space once: preallocates Badger's active logs,
-// releases or restores the reserve, and logs watermark crossings.
+// tick looks at free space once: releases or restores the reserves, and
+// logs watermark crossings.
 func (g *diskGuard) tick() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -224,15 +217,6 @@ func (g *diskGuard) tick() {
 			"dir", g.dir, "free", FormatSize(free), "reserve", FormatSize(reserveSize))
 		if free, err = g.statfs(g.dir); err != nil {
 			return
-		}
-	}
-	if g.prealloc != nil && !g.noPre {
-		// Keep the watermark's worth free for the reserve and the next
-		// rotation: preallocation must not be what fills the disk.
-		if err := g.prealloc(g.dir, free, max(g.minFree, openFloor)); errors.Is(err, errNoFallocate) {
-			g.noPre = true
-		} else if err != nil {
-			g.log.Debug("preallocate database logs", "err", err)
 		}
 	}
 	for _, r := range []struct {
@@ -316,10 +300,10 @@ func (g *diskGuard) stop() {
 // roomToClose gives Badger room for its flush at Close, releasing the
 // reserve on a nearly full disk, and reports whether there is enough. When
 // there is not, the caller leaves the database unclosed: its write-ahead
-// log holds every synced write, and the next open replays it, while a
-// flush into a table with no room behind it would be a SIGBUS.
+// log holds every synced write, and the next open replays it, while Badger
+// retries a flush that has no room forever.
 func (g *diskGuard) roomToClose() bool {
-	free, err := g.freeAfterReleasing(openFloor, reserveFile, closeReserveFile)
+	free, err := g.freeAfterReleasing(2*closeFloor, reserveFile, closeReserveFile)
 	return err != nil || free >= closeFloor
 }
 

@@ -69,8 +69,7 @@ func TestAdmitWhenStatfsFailsAdmits(t *testing.T) {
 func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	dir := t.TempDir()
 	var free atomic.Uint64
-	g, logs := fakeGuard(t, dir, 64<<20, &free)
-	g.prealloc = nil
+	g, logs := fakeGuard(t, dir, 2*openFloor, &free)
 	reserve := filepath.Join(dir, reserveFile)
 
 	free.Store(1 << 30)
@@ -80,7 +79,7 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	require.Equal(t, int64(reserveSize), fi.Size())
 	require.GreaterOrEqual(t, allocatedBytes(t, reserve), uint64(reserveSize), "with real blocks, not a hole")
 
-	free.Store(50 << 20)
+	free.Store(openFloor + 1<<20)
 	g.tick()
 	require.FileExists(t, reserve, "under the watermark but above the floor: kept")
 
@@ -111,7 +110,6 @@ func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
 	dir := t.TempDir()
 	var free atomic.Uint64
 	g, _ := fakeGuard(t, dir, 40<<20, &free)
-	g.prealloc = nil
 	ctx := context.Background()
 	free.Store(1 << 30)
 	g.tick()
@@ -177,38 +175,4 @@ func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
 	require.ErrorIs(t, err, ErrDiskFull)
 	require.Contains(t, err.Error(), "cannot be opened for writing")
 	require.NoFileExists(t, filepath.Join(dir, reserveFile), "the reserve went first")
-}
-
-// TestPreallocateFillsTheActiveLogs: the newest write-ahead log and DISCARD
-// always, the newest value log only with room to spare, each up to the
-// size Badger maps it at (past a reopened value log's end too); older logs
-// never; no file's size changes.
-func TestPreallocateFillsTheActiveLogs(t *testing.T) {
-	dir := t.TempDir()
-	sparse := func(name string, size int64) string {
-		p := filepath.Join(dir, name)
-		f, err := os.Create(p)
-		require.NoError(t, err)
-		require.NoError(t, f.Truncate(size))
-		require.NoError(t, f.Close())
-		return p
-	}
-	oldMem, mem := sparse("00001.mem", 2*badgerMemTable), sparse("00002.mem", 2*badgerMemTable)
-	discard := sparse("DISCARD", 1<<20)
-	oldVlog, vlog := sparse("000009.vlog", 4<<20), sparse("000010.vlog", 1<<20) // reopened: shrunk to its data
-
-	require.NoError(t, preallocate(dir, 64<<20, 64<<20), "little room: the value log waits")
-	require.GreaterOrEqual(t, allocatedBytes(t, mem), uint64(2*badgerMemTable))
-	require.GreaterOrEqual(t, allocatedBytes(t, discard), uint64(1<<20))
-	require.Less(t, allocatedBytes(t, vlog), uint64(1<<20))
-
-	require.NoError(t, preallocate(dir, 1<<40, 64<<20))
-	require.GreaterOrEqual(t, allocatedBytes(t, vlog), uint64(2*badgerValueLogFile), "up to where Badger may grow it")
-	require.Less(t, allocatedBytes(t, oldMem), uint64(1<<20), "an immutable log is not written again")
-	require.Less(t, allocatedBytes(t, oldVlog), uint64(1<<20))
-	for p, size := range map[string]int64{mem: 2 * badgerMemTable, vlog: 1 << 20, discard: 1 << 20} {
-		fi, err := os.Stat(p)
-		require.NoError(t, err)
-		require.Equal(t, size, fi.Size(), "sizes are kept (FALLOC_FL_KEEP_SIZE)")
-	}
 }
