@@ -175,7 +175,7 @@ func (j *jobs) put(r JobRecord) error {
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
 	}
-	if err := j.db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }); err != nil {
+	if err := j.db.Update(func(txn *badger.Txn) error { return setJob(txn, r, val) }); err != nil {
 		return fmt.Errorf("store job %s: %w", r.JobID, err)
 	}
 	j.changed(r, true)
@@ -222,7 +222,7 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 				return err
 			}
 			out = r
-			return txn.Set(jobKey(role, jobID), val)
+			return setJob(txn, r, val)
 		})
 		if errors.Is(err, badger.ErrConflict) {
 			continue
@@ -238,28 +238,11 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	return fmt.Errorf("update job %s: too many conflicts", jobID)
 }
 
-// list returns the records of role (both roles when empty), newest first.
+// list returns the records of role (both roles when empty), newest first,
+// without inputs and outputs (the escrow holds those).
 func (j *jobs) list(role string) ([]JobRecord, error) {
-	prefix := []byte(jobPrefix)
-	if role != "" {
-		prefix = jobRolePrefix(role)
-	}
 	var out []JobRecord
-	err := j.db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			var r JobRecord
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil || r.Version != jobVersion {
-				continue // a corrupt record must not hide the others
-			}
-			out = append(out, r)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := scanJobs(j.db, role, func(r JobRecord) error { out = append(out, r); return nil }); err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].CreatedAt.After(out[b].CreatedAt) })
@@ -320,25 +303,10 @@ func (*discardJSON) UnmarshalJSON([]byte) error { return nil }
 // listPage returns q's page of summaries (no input, no output), in list
 // order. It holds at most q.Limit records in memory however many there are.
 func (j *jobs) listPage(q JobQuery) ([]JobRecord, error) {
-	prefix := []byte(jobPrefix)
-	if q.Role != "" {
-		prefix = jobRolePrefix(q.Role)
-	}
 	page := &jobPage{limit: q.Limit}
-	err := j.db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			var s jobSummary
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &s) }); err != nil || s.Version != jobVersion {
-				continue // a corrupt record must not hide the others
-			}
-			if q.After != nil && !q.After.Before(s.Position()) {
-				continue
-			}
-			page.add(s.JobRecord)
+	err := scanJobs(j.db, q.Role, func(r JobRecord) error {
+		if q.After == nil || q.After.Before(r.Position()) {
+			page.add(r)
 		}
 		return nil
 	})
@@ -411,7 +379,7 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 			if err != nil {
 				return err
 			}
-			if err := txn.Set(jobKey(RoleBuyer, jobID), val); err != nil {
+			if err := setJob(txn, r, val); err != nil {
 				return err
 			}
 			out = r

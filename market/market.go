@@ -95,8 +95,13 @@ type Market struct {
 	log      *slog.Logger
 
 	outboxKick chan struct{}
-	outboxMu   sync.Mutex
-	unsent     map[string]*outboxEntry // bought jobs whose settle the seller has not acknowledged
+	// decided holds the timer decisions whose job records decidedLoop has
+	// yet to update.
+	decidedMu   sync.Mutex
+	decided     []escrow.Record
+	decidedKick chan struct{}
+	outboxMu    sync.Mutex
+	unsent      map[string]*outboxEntry // bought jobs whose settle the seller has not acknowledged
 
 	findMu    sync.Mutex
 	findCache map[string]cachedFind
@@ -137,24 +142,25 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	store.settlement = cfg.settlement
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
-		cfg:        cfg,
-		host:       h,
-		key:        key,
-		routing:    routing,
-		escrow:     esc,
-		store:      store,
-		jobs:       &jobs{db: db, onChange: cfg.onJob},
-		latency:    &latencies{db: db, m: make(map[string]storedLatency)},
-		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
-		handlers:   &handlers{builtin: cfg.builtin, http: cfg.httpClient},
-		client:     &agentClient{host: h, holePunchWait: HolePunchWait},
-		log:        cfg.logger,
-		ctx:        ctx,
-		cancel:     cancel,
-		outboxKick: make(chan struct{}, 1),
-		unsent:     make(map[string]*outboxEntry),
-		findCache:  make(map[string]cachedFind),
-		quotes:     make(map[string]SignedQuote),
+		cfg:         cfg,
+		host:        h,
+		key:         key,
+		routing:     routing,
+		escrow:      esc,
+		store:       store,
+		jobs:        &jobs{db: db, onChange: cfg.onJob},
+		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
+		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
+		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient},
+		client:      &agentClient{host: h, holePunchWait: HolePunchWait},
+		log:         cfg.logger,
+		ctx:         ctx,
+		cancel:      cancel,
+		outboxKick:  make(chan struct{}, 1),
+		decidedKick: make(chan struct{}, 1),
+		unsent:      make(map[string]*outboxEntry),
+		findCache:   make(map[string]cachedFind),
+		quotes:      make(map[string]SignedQuote),
 	}
 	m.server = newServer(store, h.ID(), cfg)
 	newSeller(m).register(m.server.mux)
@@ -166,6 +172,10 @@ func (m *Market) Start(ctx context.Context) error {
 	if err := m.resignListings(ctx); err != nil {
 		return err
 	}
+	// Before any job can change: the build reads a snapshot.
+	if err := BuildJobIndex(m.jobs.db); err != nil {
+		return err
+	}
 	srv, ln, err := m.listenStreams()
 	if err != nil {
 		return err
@@ -174,8 +184,9 @@ func (m *Market) Start(ctx context.Context) error {
 	go m.serveStreams(srv, ln)
 	m.reconcile(ctx)
 	m.loadOutbox()
-	m.wg.Add(1)
+	m.wg.Add(2)
 	go m.outboxLoop()
+	go m.decidedLoop()
 	offers, err := m.store.List(ctx)
 	if err != nil {
 		return err

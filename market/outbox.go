@@ -65,17 +65,15 @@ func (m *Market) queueSettle(jobID string, seller peer.ID) {
 // loadOutbox queues every bought job whose settle the seller has not
 // acknowledged, after a restart.
 func (m *Market) loadOutbox() {
-	recs, err := m.jobs.list(RoleBuyer)
+	unsent, err := unsentSettles(m.jobs.db)
 	if err != nil {
 		m.log.Warn("load settle outbox", "err", err)
 		return
 	}
 	m.outboxMu.Lock()
 	defer m.outboxMu.Unlock()
-	for _, r := range recs {
-		if !r.SettleSent {
-			m.unsent[r.JobID] = &outboxEntry{seller: r.Seller}
-		}
+	for jobID, seller := range unsent {
+		m.unsent[jobID] = &outboxEntry{seller: seller}
 	}
 }
 
@@ -91,21 +89,52 @@ func (m *Market) SettleDecided(r escrow.Record) {
 	if m.ctx.Err() != nil {
 		return // closed: the start-up reconciliation mends the record
 	}
-	status := statusOf(r)
-	m.wg.Add(1)
-	go func() { // the hook runs on the escrow's goroutine: do not block it
-		defer m.wg.Done()
-		if err := m.jobs.update(string(r.Role), r.JobID, func(j *JobRecord) {
-			if j.Status == StatusRunning {
-				j.Status, j.UpdatedAt = status, time.Now().UTC()
-				if j.Error == "" && status == StatusFailed {
-					j.Error = r.Reason
-				}
-			}
-		}); err != nil && !errors.Is(err, ErrJobNotFound) {
-			m.log.Warn("update job record after a timer", "job", r.JobID, "err", err)
+	// The hook runs on the escrow's goroutine: do not block it. One loop
+	// writes the records, however many timers fire at once.
+	m.decidedMu.Lock()
+	m.decided = append(m.decided, r)
+	m.decidedMu.Unlock()
+	select {
+	case m.decidedKick <- struct{}{}:
+	default:
+	}
+}
+
+// decidedLoop brings the job records of timer decisions in line with the
+// escrow (SettleDecided), until the market closes.
+func (m *Market) decidedLoop() {
+	defer m.wg.Done()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.decidedKick:
 		}
-	}()
+		m.decidedMu.Lock()
+		batch := m.decided
+		m.decided = nil
+		m.decidedMu.Unlock()
+		for _, r := range batch {
+			m.followEscrow(r)
+		}
+	}
+}
+
+// followEscrow sets the status of r's job record from r, if the record
+// still says running.
+func (m *Market) followEscrow(r escrow.Record) {
+	status := statusOf(r)
+	err := m.jobs.update(string(r.Role), r.JobID, func(j *JobRecord) {
+		if j.Status == StatusRunning {
+			j.Status, j.UpdatedAt = status, time.Now().UTC()
+			if j.Error == "" && status == StatusFailed {
+				j.Error = r.Reason
+			}
+		}
+	})
+	if err != nil && !errors.Is(err, ErrJobNotFound) {
+		m.log.Warn("update job record from the escrow", "job", r.JobID, "role", r.Role, "err", err)
+	}
 }
 
 // flushOutbox sends the settle of every queued job that is final and due.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/swarmwage/swarmwage/escrow"
 )
@@ -136,29 +135,19 @@ func (m *Market) resume(ctx context.Context, r escrow.Record) {
 // escrow record says, for jobs whose escrow moved on while the node went
 // down before the record did.
 func (m *Market) mendJobRecords(ctx context.Context) {
-	recs, err := m.jobs.list("")
+	refs, err := runningJobs(m.jobs.db)
 	if err != nil {
-		m.log.Warn("reconcile: list job records", "err", err)
+		m.log.Warn("reconcile: list running job records", "err", err)
 		return
 	}
-	for _, jr := range recs {
-		if jr.Status != StatusRunning {
-			continue
-		}
+	for _, jr := range refs {
 		er, err := m.escrow.GetRole(ctx, jr.JobID, escrow.Role(jr.Role))
 		if err != nil {
 			continue
 		}
-		status := statusOf(er)
-		if status == StatusRunning {
-			continue
+		if statusOf(er) != StatusRunning {
+			m.followEscrow(er)
 		}
-		m.updateJob(jr.Role, jr.JobID, func(r *JobRecord) {
-			r.Status, r.UpdatedAt = status, time.Now().UTC()
-			if r.Error == "" && status == StatusFailed {
-				r.Error = er.Reason
-			}
-		})
 	}
 }
 

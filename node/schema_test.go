@@ -1,6 +1,7 @@
 package node
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 
@@ -48,4 +49,21 @@ func TestOfflineCommandsWaitForEachOther(t *testing.T) {
 	<-waiting
 	require.NoError(t, first.Close())
 	require.NoError(t, <-done)
+}
+
+// TestRepoOfTheLastSchemaIsStamped: a repo from before the job index opens
+// and is stamped with this schema, so that older binaries refuse it.
+func TestRepoOfTheLastSchemaIsStamped(t *testing.T) {
+	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil))
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(schemaKey, []byte("1")) }))
+	require.NoError(t, checkSchema(db))
+	require.NoError(t, db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(schemaKey)
+		require.NoError(t, err)
+		v, err := item.ValueCopy(nil)
+		require.Equal(t, strconv.Itoa(repoSchema), string(v))
+		return err
+	}))
 }

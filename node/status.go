@@ -73,19 +73,6 @@ func fillStatus(ctx context.Context, info *StatusInfo, store *market.Store, db *
 	if info.Balance, err = esc.Balance(ctx); err != nil {
 		return err
 	}
-	jobs, err := market.ListJobs(db, "")
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if j.Status != market.StatusRunning {
-			continue
-		}
-		if j.Role == market.RoleBuyer {
-			info.JobsInFlight.Bought++
-		} else {
-			info.JobsInFlight.Sold++
-		}
-	}
-	return nil
+	info.JobsInFlight.Bought, info.JobsInFlight.Sold, err = market.JobsInFlight(db)
+	return err
 }

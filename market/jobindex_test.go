@@ -1,0 +1,116 @@
+package market
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/stretchr/testify/require"
+)
+
+func memJobs(t *testing.T) *jobs {
+	t.Helper()
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return &jobs{db: db}
+}
+
+func somePeer(t *testing.T) peer.ID {
+	t.Helper()
+	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
+	require.NoError(t, err)
+	id, err := peer.IDFromPublicKey(pub)
+	require.NoError(t, err)
+	return id
+}
+
+func refsOf(t *testing.T, db *badger.DB) []string {
+	t.Helper()
+	refs, err := runningJobs(db)
+	require.NoError(t, err)
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.Role+":"+r.JobID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestJobIndexFollowsEveryWrite: put, update and rate keep the index in
+// step with the records, for both roles, whatever bytes a job ID holds.
+func TestJobIndexFollowsEveryWrite(t *testing.T) {
+	j := memJobs(t)
+	require.NoError(t, BuildJobIndex(j.db))
+	seller := somePeer(t)
+	odd := "job/with\x00odd/bytes"
+	for _, r := range []JobRecord{
+		{JobID: "b1", Role: RoleBuyer, Seller: seller, Buyer: seller, Status: StatusRunning},
+		{JobID: odd, Role: RoleBuyer, Seller: seller, Buyer: seller, Status: StatusRunning},
+		{JobID: "s1", Role: RoleSeller, Seller: seller, Buyer: seller, Status: StatusRunning},
+		{JobID: "done", Role: RoleBuyer, Seller: seller, Buyer: seller, Status: StatusVerified, SettleSent: true},
+	} {
+		require.NoError(t, j.put(r))
+	}
+	require.Equal(t, []string{"buyer:b1", "buyer:" + odd, "seller:s1"}, refsOf(t, j.db))
+	unsent, err := unsentSettles(j.db)
+	require.NoError(t, err)
+	require.Equal(t, map[string]peer.ID{"b1": seller, odd: seller}, unsent, "sellers' jobs and acknowledged settles are not in the outbox")
+
+	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.Status = StatusVerified }))
+	require.NoError(t, j.update(RoleSeller, "s1", func(r *JobRecord) { r.Status = StatusDelivered }))
+	require.Equal(t, []string{"buyer:" + odd}, refsOf(t, j.db))
+	unsent, err = unsentSettles(j.db)
+	require.NoError(t, err)
+	require.Contains(t, unsent, "b1", "decided but not acknowledged: still to send")
+
+	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.SettleSent = true }))
+	_, err = j.rate("b1", 5)
+	require.NoError(t, err)
+	unsent, err = unsentSettles(j.db)
+	require.NoError(t, err)
+	require.NotContains(t, unsent, "b1")
+
+	bought, sold, err := JobsInFlight(j.db)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 0}, []int{bought, sold})
+}
+
+// TestBuildJobIndexOnARepoFromBeforeIt: records written without the index
+// are found by scanning until the index is built, and by the index after,
+// with the same answers; building twice changes nothing.
+func TestBuildJobIndexOnARepoFromBeforeIt(t *testing.T) {
+	j := memJobs(t)
+	seller := somePeer(t)
+	for i := range 30 {
+		r := JobRecord{Version: jobVersion, JobID: fmt.Sprintf("j%02d", i), Role: []string{RoleBuyer, RoleSeller}[i%2],
+			Seller: seller, Buyer: seller, Status: []string{StatusRunning, StatusFailed, StatusVerified}[i%3],
+			SettleSent: i%5 == 0, CreatedAt: time.Unix(int64(i), 0)}
+		val, err := json.Marshal(r)
+		require.NoError(t, err)
+		require.NoError(t, j.db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }))
+	}
+	require.False(t, jobIndexBuilt(j.db))
+	scanned := refsOf(t, j.db)
+	scannedUnsent, err := unsentSettles(j.db)
+	require.NoError(t, err)
+	require.Len(t, scanned, 10)
+
+	for range 2 {
+		require.NoError(t, BuildJobIndex(j.db))
+		require.True(t, jobIndexBuilt(j.db))
+		require.Equal(t, scanned, refsOf(t, j.db))
+		unsent, err := unsentSettles(j.db)
+		require.NoError(t, err)
+		require.Equal(t, scannedUnsent, unsent)
+	}
+	bought, sold, err := JobsInFlight(j.db)
+	require.NoError(t, err)
+	require.Equal(t, []int{5, 5}, []int{bought, sold})
+}
