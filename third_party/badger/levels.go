@@ -674,7 +674,7 @@ func (s *levelsController) checkOverlap(tables []*table.Table, lev int) bool {
 // concurrently, only iterating over the provided key range, generating tables.
 // This speeds up the compaction significantly.
 func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
-	inflightBuilders *y.Throttle, res chan<- *table.Table) {
+	inflightBuilders *y.Throttle, res chan<- *table.Table) (buildErr error) {
 
 	// Check overlap of the top level with the levels which are not being
 	// compacted in this compaction.
@@ -890,11 +890,22 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 		numBuilds++
 		if err := inflightBuilders.Do(); err != nil {
 			// Can't return from here, until I decrRef all the tables that I built so far.
+			// swarmwage patch (see third_party/PATCHES.md): Do took the error
+			// of a failed builder off the throttle; hand it back, or Finish
+			// reports success and the compaction commits without the keys
+			// this sub-compaction never wrote.
+			buildErr = err
+			builder.Finish()
+			builder.Close()
 			break
 		}
 		go func(builder *table.Builder, fileID uint64) {
 			var err error
-			defer inflightBuilders.Done(err)
+			// swarmwage patch (see third_party/PATCHES.md): upstream defers
+			// Done(err) with err evaluated at the defer, always nil, so a
+			// table that could not be created (ENOSPC) was dropped and the
+			// compaction committed without its keys.
+			defer func() { inflightBuilders.Done(err) }()
 			defer builder.Close()
 
 			var tbl *table.Table
@@ -914,6 +925,7 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 	}
 	s.kv.vlog.updateDiscardStats(discardStats)
 	s.kv.opt.Debugf("Discard stats: %v", discardStats)
+	return buildErr
 }
 
 // compactBuildTables merges topTables and botTables to form a list of new tables.
@@ -969,10 +981,11 @@ func (s *levelsController) compactBuildTables(
 			return nil, nil, err
 		}
 		go func(kr keyRange) {
-			defer inflightBuilders.Done(nil)
+			var err error
+			defer func() { inflightBuilders.Done(err) }()
 			it := table.NewMergeIterator(newIterator(), false)
 			defer it.Close()
-			s.subcompact(it, kr, cd, inflightBuilders, res)
+			err = s.subcompact(it, kr, cd, inflightBuilders, res)
 		}(kr)
 	}
 

@@ -207,26 +207,50 @@ func (mf *manifestFile) addChanges(changesParam []*pb.ManifestChange, opt Option
 	// Maybe we could use O_APPEND instead (on certain file systems)
 	mf.appendLock.Lock()
 	defer mf.appendLock.Unlock()
+	// swarmwage patch (see third_party/PATCHES.md): a change that does not
+	// reach the file (ENOSPC) must leave the file and the manifest in
+	// memory as they were. Upstream applied it in memory first and left a
+	// torn record at the file's end, so that a later rewrite listed tables
+	// that were never made and later appends followed a bad checksum:
+	// either way the next open failed.
+	prev := mf.manifest.clone(opt)
 	if err := applyChangeSet(&mf.manifest, &changes, opt); err != nil {
+		mf.manifest = prev
 		return err
 	}
 	// Rewrite manifest if it'd shrink by 1/10 and it's big enough to care
 	if mf.manifest.Deletions > mf.deletionsRewriteThreshold &&
 		mf.manifest.Deletions > manifestDeletionsRatio*(mf.manifest.Creations-mf.manifest.Deletions) {
 		if err := mf.rewrite(); err != nil {
+			mf.manifest = prev
 			return err
 		}
-	} else {
-		var lenCrcBuf [8]byte
-		binary.BigEndian.PutUint32(lenCrcBuf[0:4], uint32(len(buf)))
-		binary.BigEndian.PutUint32(lenCrcBuf[4:8], crc32.Checksum(buf, y.CastagnoliCrcTable))
-		buf = append(lenCrcBuf[:], buf...)
-		if _, err := mf.fp.Write(buf); err != nil {
-			return err
-		}
+		return syncFunc(mf.fp)
 	}
-
-	return syncFunc(mf.fp)
+	end, err := mf.fp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		mf.manifest = prev
+		return err
+	}
+	var lenCrcBuf [8]byte
+	binary.BigEndian.PutUint32(lenCrcBuf[0:4], uint32(len(buf)))
+	binary.BigEndian.PutUint32(lenCrcBuf[4:8], crc32.Checksum(buf, y.CastagnoliCrcTable))
+	buf = append(lenCrcBuf[:], buf...)
+	_, err = mf.fp.Write(buf)
+	if err == nil {
+		err = syncFunc(mf.fp)
+	}
+	if err != nil {
+		mf.manifest = prev
+		if terr := mf.fp.Truncate(end); terr != nil {
+			return errors.Join(err, terr)
+		}
+		if _, serr := mf.fp.Seek(end, io.SeekStart); serr != nil {
+			return errors.Join(err, serr)
+		}
+		return err
+	}
+	return nil
 }
 
 // this function is saved here to allow injection of fake filesystem latency at test time.
@@ -312,6 +336,15 @@ func (mf *manifestFile) rewrite() error {
 	}
 	fp, netCreations, err := helpRewrite(mf.directory, &mf.manifest, mf.externalMagic)
 	if err != nil {
+		// swarmwage patch: go on appending to the old file, which is
+		// whole (upstream left mf.fp closed, failing every later change).
+		if old, oerr := y.OpenExistingFile(filepath.Join(mf.directory, ManifestFilename), 0); oerr == nil {
+			if _, serr := old.Seek(0, io.SeekEnd); serr == nil {
+				mf.fp = old
+			} else {
+				old.Close()
+			}
+		}
 		return err
 	}
 	mf.fp = fp
