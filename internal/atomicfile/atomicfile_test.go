@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,4 +43,25 @@ func TestWriteFailureLeavesTheOldFile(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the directory, no temporary file")
+}
+
+func TestCreateNeverReplacesAnExistingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "evm.key")
+	require.NoError(t, Create(path, []byte("first"), 0o600))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "first", string(got))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	err = Create(path, []byte("second"), 0o600)
+	require.ErrorIs(t, err, fs.ErrExist)
+	got, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "first", string(got), "the first file is kept")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left")
 }
