@@ -10,9 +10,6 @@
 // the demo hires, which goes to Options.OutDir. The sandbox compiles CPython
 // into the temporary seller repo, so every run starts with a cold compile
 // cache.
-//
-// It also reads seller files (examples/seller.toml): a node config plus the
-// listings to sell, see sellerfile.go.
 package demo
 
 import (

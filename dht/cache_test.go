@@ -82,3 +82,22 @@ func TestKeepWarmPrefixServesCapabilitiesUnderIt(t *testing.T) {
 	require.Len(t, found, 2)
 	require.Equal(t, q, buyer.Queries(), "no DHT query on the hot path")
 }
+
+// Regression: a kept-warm prefix searched with limit 1 (before its first
+// refresh) held one seller, and every capability under it was then served
+// that one seller whatever its limit.
+func TestKeepWarmPrefixHonoursTheLimit(t *testing.T) {
+	buyer := sellers(t, "compute.statistics.mean")
+	buyer.KeepWarm("compute.statistics")
+	one, err := buyer.FindSellers(t.Context(), "compute.statistics", 1)
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	all, err := buyer.FindSellers(t.Context(), "compute.statistics.mean", 20)
+	require.NoError(t, err)
+	require.Len(t, all, 2, "the warm prefix came back full at limit 1: searched again")
+	q := buyer.Queries()
+	again, err := buyer.FindSellers(t.Context(), "compute.statistics.mean", 1)
+	require.NoError(t, err)
+	require.Len(t, again, 1)
+	require.Equal(t, q, buyer.Queries(), "a limit the prefix covers needs no DHT query")
+}

@@ -27,10 +27,7 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
-	// An empty answer is not cached: a capability nobody sold a minute
-	// ago may have a seller now. An answer to a smaller limit that came
-	// back full may have missed sellers: search again.
-	if e, ok := r.cache[capID]; ok && len(e.sellers) > 0 && (len(e.sellers) < e.limit || limit <= e.limit) {
+	if e, ok := r.cache[capID]; ok && e.covers(limit) {
 		e.lastSearch = now
 		out := clip(e.sellers, limit)
 		r.mu.Unlock()
@@ -39,7 +36,7 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 	// A warm prefix's sellers include every seller of the capabilities
 	// under it (sellers provide their prefixes' keys too): routing a
 	// capability under a kept-warm prefix needs no DHT query.
-	if e := r.warmPrefix(capID); e != nil && len(e.sellers) > 0 {
+	if e := r.warmPrefix(capID); e != nil && e.covers(limit) {
 		out := clip(e.sellers, limit)
 		r.mu.Unlock()
 		return out, nil
@@ -52,6 +49,14 @@ func (r *Routing) FindSellers(ctx context.Context, capID string, limit int) ([]p
 	}
 	r.store(capID, sellers, limit, now)
 	return sellers, nil
+}
+
+// covers reports whether the entry can answer a search for limit sellers.
+// An empty answer is not cached: a capability nobody sold a minute ago may
+// have a seller now. An answer to a smaller limit that came back full may
+// have missed sellers: search again.
+func (e *cacheEntry) covers(limit int) bool {
+	return len(e.sellers) > 0 && (len(e.sellers) < e.limit || limit <= e.limit)
 }
 
 // warmPrefix is the cache entry of the longest kept-warm strict prefix of

@@ -233,8 +233,16 @@ func DefaultConfig(network string) Config {
 	return Config{Network: network, Listen: DefaultListen(), API: DefaultAPIAddr}
 }
 
-// Validate checks every field and names the one that is wrong.
+// Validate checks every field and names the one that is wrong. The error
+// is a *ConfigError.
 func (c Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return &ConfigError{Err: err}
+	}
+	return nil
+}
+
+func (c Config) validate() error {
 	if err := dht.CheckNetwork(c.Network); err != nil {
 		return fmt.Errorf("config network: %w", err)
 	}
@@ -311,15 +319,24 @@ func checkAPIAddr(addr string) error {
 	return nil
 }
 
-// ConfigError is a config.toml that cannot be used: unreadable, not TOML,
-// an unknown key or a bad value. Commands report it as a usage error (exit
-// 2): the fix is in the file.
+// ConfigError is a config that cannot be used: a config.toml that is
+// unreadable, not TOML or has an unknown key, or any config (a file, the
+// file with a command's flags over it, a seller file) with a bad value.
+// Commands report it as a usage error (exit 2): the fix is in the file or
+// the flags.
 type ConfigError struct {
+	// Path is the config file; empty when the config is not one file's
+	// (Validate's errors), whose message then names the key alone.
 	Path string
 	Err  error
 }
 
-func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.Path, e.Err) }
+func (e *ConfigError) Error() string {
+	if e.Path == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("config %s: %v", e.Path, e.Err)
+}
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 var _ error = (*ConfigError)(nil)

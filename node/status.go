@@ -27,21 +27,24 @@ func (n *Node) Status(ctx context.Context) (StatusInfo, error) {
 	return info, fillStatus(ctx, &info, n.Market.Store(), n.DB, n.Escrow, n.Routing.LastProvided)
 }
 
-// OfflineStatus describes a repo whose daemon is not running.
-func OfflineStatus(ctx context.Context, l *Local, version string) (StatusInfo, error) {
-	info := StatusInfo{
-		PeerID:       l.Repo.ID.String(),
-		Version:      version,
-		Network:      l.Repo.Config.Network,
-		Reachability: offlineReachability(l.Repo.Config),
-		RelayAddrs:   []string{},
+// Status describes the node: the daemon's own account when one runs,
+// else the repo's, with version, the binary's, as its version.
+func (e *Env) Status(ctx context.Context, version string) (StatusInfo, error) {
+	if e.Client != nil {
+		return e.Client.Status(ctx)
 	}
-	esc, err := escrow.New(l.DB, l.Repo.Key, escrow.WithLogger(discardLogger()))
+	esc, err := e.escrow()
 	if err != nil {
 		return StatusInfo{}, err
 	}
-	defer esc.Close()
-	return info, fillStatus(ctx, &info, l.Store, l.DB, esc, nil)
+	info := StatusInfo{
+		PeerID:       e.Repo.ID.String(),
+		Version:      version,
+		Network:      e.Repo.Config.Network,
+		Reachability: offlineReachability(e.Repo.Config),
+		RelayAddrs:   []string{},
+	}
+	return info, fillStatus(ctx, &info, e.local.Store, e.local.DB, esc, nil)
 }
 
 // offlineReachability is what a node that is not running can say: what

@@ -152,22 +152,49 @@ func Parse(data []byte) (*Card, error) {
 	return c, nil
 }
 
-// ParseFile reads and parses the card at path.
+// FileError is returned by ParseFile and Save when a card file cannot be
+// read or is not JSON at all: nothing could be checked. Its message is
+// the cause's, which names the file.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+var _ error = (*FileError)(nil)
+
+func (e *FileError) Error() string { return e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ParseFile reads and parses the card at path. A file that cannot be read
+// or is not JSON is a *FileError.
 func ParseFile(path string) (*Card, error) {
+	c, _, err := readFile(path)
+	return c, err
+}
+
+// readFile reads the card at path and parses it; data is the file's bytes
+// as they are.
+func readFile(path string) (_ *Card, data []byte, err error) {
+	defer func() {
+		if err != nil {
+			err = &FileError{Path: path, Err: err}
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxCardSize+1))
+	data, err = io.ReadAll(io.LimitReader(f, MaxCardSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	c, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return c, nil
+	return c, data, nil
 }
 
 // decodeJSON decodes one JSON value keeping numbers as json.Number, the form

@@ -53,17 +53,6 @@ func withEnv(c *cli.Context, access node.Access, fn func(*node.Env) error) error
 	return errors.Join(fn(env), env.Close())
 }
 
-// openLocal opens the repo's database for writing, for a command that
-// checked no daemon runs; most commands use withEnv instead.
-func openLocal(c *cli.Context) (*node.Local, error) {
-	repo, err := openRepo(c)
-	if err != nil {
-		return nil, err
-	}
-	l, err := node.OpenLocal(repo)
-	return l, envErr(err)
-}
-
 // daemonClient returns a client of the daemon serving the repo, or nil when
 // none runs, for a command that only adds what a daemon knows.
 func daemonClient(c *cli.Context) (*node.Client, error) {

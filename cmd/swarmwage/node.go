@@ -185,7 +185,7 @@ func runDaemon(c *cli.Context) error {
 	n, err := node.New(ctx, repo, opts)
 	if err != nil {
 		var ce *node.ConfigError
-		if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, dht.ErrNoNetwork) || errors.As(err, &ce) || strings.Contains(err.Error(), "config ") {
+		if errors.Is(err, node.ErrRepoLocked) || errors.Is(err, dht.ErrNoNetwork) || errors.As(err, &ce) {
 			return usageErr(err)
 		}
 		return err

@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/swarmwage/swarmwage/demo"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/sellerfile"
 )
 
 const (
@@ -18,7 +18,7 @@ const (
 
 // sellApplyCommand applies a seller file (examples/seller.toml): its node
 // keys to config.toml and its [[listing]] tables to the listings; see
-// demo.SellerFile for the format.
+// sellerfile.File for the format.
 func sellApplyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "apply",
@@ -41,24 +41,11 @@ Exit codes: 0 ok, 1 failure, 2 bad file or a daemon is running.`,
 	}
 }
 
-// sellApplyResult is what 'sell apply --json' prints.
-type sellApplyResult struct {
-	// Listings are the listings stored (none with --diff).
-	Listings []node.ListingInfo `json:"listings"`
-	// Changes says what happens to each listing.
-	Changes       []demo.ListingChange `json:"changes"`
-	ConfigChanges []node.ConfigChange  `json:"config_changes"`
-	// ConfigNotes are ConfigChanges as sentences.
-	ConfigNotes []string `json:"config_notes"`
-	// Applied is false with --diff.
-	Applied bool `json:"applied"`
-}
-
 func runSellApply(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrf("sell apply needs exactly one seller file, as: sell apply examples/seller.toml")
 	}
-	sf, params, err := demo.LoadSellerFile(c.Args().First())
+	sf, params, err := sellerfile.Load(c.Args().First())
 	if err != nil {
 		return usageErr(err)
 	}
@@ -66,7 +53,7 @@ func runSellApply(c *cli.Context) error {
 	if c.Bool(diffFlag) {
 		access = node.ReadOnly
 	}
-	var res sellApplyResult
+	var res sellerfile.Result
 	err = withEnv(c, access, func(env *node.Env) error {
 		if env.Online() {
 			return usageErrf("a daemon runs on %s: stop it, run 'sell apply' again, then start it (it reads config.toml and announces the listings when it starts)", env.Repo.Dir)
@@ -84,33 +71,20 @@ func runSellApply(c *cli.Context) error {
 	return nil
 }
 
-func applySellerFile(c *cli.Context, l *node.Local, sf demo.SellerFile, params []market.ListingParams) (sellApplyResult, error) {
-	plan, err := demo.PlanApply(c.Context, l.Store, sf, params, l.Repo.Config, c.Bool(pruneFlag))
+// applySellerFile plans the file against the repo and, without --diff,
+// applies it. A file that does not fit the repo is a usage error.
+func applySellerFile(c *cli.Context, l *node.Local, sf sellerfile.File, params []market.ListingParams) (sellerfile.Result, error) {
+	plan, err := sellerfile.PlanApply(c.Context, l.Store, sf, params, l.Repo.Config, c.Bool(pruneFlag))
 	if err != nil {
-		return sellApplyResult{}, usageErr(err)
-	}
-	res := sellApplyResult{Listings: []node.ListingInfo{}, Changes: plan.Listings, ConfigChanges: plan.ConfigChanges, ConfigNotes: []string{}}
-	for _, ch := range plan.ConfigChanges {
-		res.ConfigNotes = append(res.ConfigNotes, ch.String())
+		return sellerfile.Result{}, usageErr(err)
 	}
 	if c.Bool(diffFlag) {
-		return res, nil
+		return plan.Result(), nil
 	}
-	offers, err := plan.Apply(c.Context, l.Store, l.Repo)
-	if err != nil {
-		return res, err
-	}
-	for _, o := range offers {
-		res.Listings = append(res.Listings, node.ListingInfo{
-			Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String(),
-			Handler: o.Handler.String(), SkillCardHash: o.Signed.Listing.SkillCardHash,
-		})
-	}
-	res.Applied = true
-	return res, nil
+	return plan.Apply(c.Context, l.Store, l.Repo)
 }
 
-func printSellApply(c *cli.Context, res sellApplyResult) {
+func printSellApply(c *cli.Context, res sellerfile.Result) {
 	w := c.App.Writer
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "CAPABILITY\tCHANGE\tPRICE\tHANDLER\n")
@@ -130,11 +104,11 @@ func printSellApply(c *cli.Context, res sellApplyResult) {
 	for _, n := range res.ConfigNotes {
 		fmt.Fprintf(w, "config.toml: %s (%s config.toml)\n", n, verb)
 	}
-	if counts[demo.ListingKeep] > 0 {
-		fmt.Fprintf(w, "%d listing(s) not in the file are kept; --prune removes them\n", counts[demo.ListingKeep])
+	if counts[sellerfile.ListingKeep] > 0 {
+		fmt.Fprintf(w, "%d listing(s) not in the file are kept; --prune removes them\n", counts[sellerfile.ListingKeep])
 	}
 	summary := fmt.Sprintf("%d added, %d updated, %d unchanged, %d removed; %d config key(s)",
-		counts[demo.ListingAdd], counts[demo.ListingUpdate], counts[demo.ListingUnchanged], counts[demo.ListingRemove], len(res.ConfigChanges))
+		counts[sellerfile.ListingAdd], counts[sellerfile.ListingUpdate], counts[sellerfile.ListingUnchanged], counts[sellerfile.ListingRemove], len(res.ConfigChanges))
 	if !res.Applied {
 		fmt.Fprintf(w, "would apply: %s (--diff: nothing changed)\n", summary)
 		return

@@ -3,13 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/skillcard"
 )
 
@@ -190,18 +186,6 @@ func skillcardNewCommand() *cli.Command {
 	}
 }
 
-type saveResult struct {
-	Source      string `json:"source"`
-	Path        string `json:"path"`
-	Slug        string `json:"slug"`
-	Version     string `json:"version"`
-	ContentHash string `json:"contentHash"`
-	// Renamed is true when the source's name disagreed with its content.
-	Renamed bool `json:"renamed"`
-	// Unchanged is true when the same card was already saved there.
-	Unchanged bool `json:"unchanged"`
-}
-
 func skillcardSaveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "save",
@@ -236,36 +220,18 @@ func skillcardSaveCommand() *cli.Command {
 	}
 }
 
-func saveCard(src, dir string) (saveResult, error) {
-	card, err := loadCard(src)
-	if err != nil {
-		return saveResult{}, err
-	}
-	if err := card.Err(); err != nil {
-		return saveResult{}, fmt.Errorf("%s: %w (run 'swarmwage skillcard validate %s' for the list)", src, err, src)
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return saveResult{}, usageErr(err)
-	}
-	dst := filepath.Join(dir, card.FileName())
-	res := saveResult{
-		Source: src, Path: dst, Slug: card.Slug, Version: card.Version,
-		ContentHash: card.ContentHash(), Renamed: card.CheckFileName(src) != nil,
-	}
-	existing, err := skillcard.ParseFile(dst)
+// saveCard is skillcard.Save with the exit codes and the next step: an
+// unreadable file is a usage error (exit 2), an invalid card says how to
+// list its problems.
+func saveCard(src, dir string) (skillcard.SaveResult, error) {
+	res, err := skillcard.Save(src, dir)
+	var fe *skillcard.FileError
+	var ve *skillcard.ValidationError
 	switch {
-	case err == nil && existing.ContentHash() == res.ContentHash:
-		res.Unchanged = true
-		return res, nil
-	case err == nil || !errors.Is(err, fs.ErrNotExist):
-		return saveResult{}, fmt.Errorf("%s already exists with other content: a changed card needs a new version", dst)
+	case errors.As(err, &fe):
+		return res, usageErr(err)
+	case errors.As(err, &ve):
+		return res, fmt.Errorf("%w (run 'swarmwage skillcard validate %s' for the list)", err, src)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return saveResult{}, fmt.Errorf("create %s: %w", dir, err)
-	}
-	if err := atomicfile.Write(dst, data, 0o644); err != nil {
-		return saveResult{}, err
-	}
-	return res, nil
+	return res, err
 }

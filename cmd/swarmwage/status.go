@@ -34,22 +34,13 @@ func statusCommand() *cli.Command {
 
 // nodeStatus asks the daemon, or describes the repo offline when none runs.
 func nodeStatus(c *cli.Context) (node.StatusInfo, error) {
-	if _, err := openRepo(c); err != nil {
-		return node.StatusInfo{}, err
-	}
-	cl, err := daemonClient(c)
-	if err != nil {
-		return node.StatusInfo{}, err
-	}
-	if cl != nil {
-		return cl.Status(c.Context)
-	}
-	l, err := openLocal(c)
-	if err != nil {
-		return node.StatusInfo{}, err
-	}
-	defer l.Close()
-	return node.OfflineStatus(c.Context, l, buildVersion())
+	var info node.StatusInfo
+	err := withEnv(c, node.ReadOnly, func(env *node.Env) error {
+		var err error
+		info, err = env.Status(c.Context, buildVersion())
+		return err
+	})
+	return info, err
 }
 
 func printStatus(c *cli.Context, s node.StatusInfo) {

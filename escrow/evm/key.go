@@ -9,12 +9,13 @@ import (
 	"io/fs"
 	"math/big"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 )
 
 // KeyFileName is the node's secp256k1 key in its repo.
@@ -125,41 +126,11 @@ func SaveKey(path string, k *Key) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w %s: %w", ErrKeyFile, path, err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".evm-key-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the link below
+	// Create, not Write: it fails if path appeared since the check above,
+	// so a concurrent init never replaces a key the other one wrote.
 	text := hex.EncodeToString(crypto.FromECDSA(k.priv)) + "\n"
-	if err := tmp.Chmod(0o600); err != nil {
-		return errors.Join(fmt.Errorf("write %s: %w", path, err), tmp.Close())
-	}
-	if _, err := tmp.WriteString(text); err != nil {
-		return errors.Join(fmt.Errorf("write %s: %w", path, err), tmp.Close())
-	}
-	if err := tmp.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("write %s: %w", path, err), tmp.Close())
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Link, not rename: it fails if path appeared meanwhile, so a concurrent
-	// init never replaces a key the other one already wrote.
-	if err := os.Link(tmp.Name(), path); err != nil {
+	if err := atomicfile.Create(path, []byte(text), 0o600); err != nil {
 		return fmt.Errorf("%w %s: %w", ErrKeyFile, path, err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,20 +14,13 @@ func TestWriteReplacesWithModeAndLeavesNoTemp(t *testing.T) {
 	path := filepath.Join(dir, "config.toml")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
 	require.NoError(t, Write(path, []byte("new"), 0o600))
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	requireFile(t, path, "new", 0o600)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "no temporary file left")
 
 	require.NoError(t, Write(path, []byte("public"), 0o644))
-	fi, err = os.Stat(path)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	requireFile(t, path, "public", 0o644)
 }
 
 func TestWriteFailureLeavesTheOldFile(t *testing.T) {
@@ -42,4 +36,28 @@ func TestWriteFailureLeavesTheOldFile(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the directory, no temporary file")
+}
+
+func TestCreateNeverReplacesAnExistingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "evm.key")
+	require.NoError(t, Create(path, []byte("first"), 0o600))
+	requireFile(t, path, "first", 0o600)
+
+	require.ErrorIs(t, Create(path, []byte("second"), 0o644), fs.ErrExist)
+	requireFile(t, path, "first", 0o600) // the first file is kept
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left")
+}
+
+// requireFile checks that path holds content with mode perm.
+func requireFile(t *testing.T, path, content string, perm os.FileMode) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, content, string(got))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, perm, fi.Mode().Perm())
 }

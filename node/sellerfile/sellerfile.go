@@ -1,4 +1,13 @@
-package demo
+// Package sellerfile reads seller files (examples/seller.toml): a node's
+// config.toml keys plus the [[listing]] tables it sells, in one TOML file,
+// and applies them to a repo ('swarmwage sell apply'): PlanApply compares
+// the file with the repo's config and listings (what --diff shows),
+// Plan.Apply writes the listings and config.toml.
+//
+// It sits below node because a seller file is a node config (node.Config,
+// node.DiffConfig, Repo.WriteConfig) as much as a set of market listings;
+// market, which owns listings, may not import node.
+package sellerfile
 
 import (
 	"bytes"
@@ -21,10 +30,10 @@ import (
 // maxSellerFile caps a seller file; a real one is a few KB.
 const maxSellerFile = 1 << 20
 
-// ErrBadSellerFile wraps every problem of a seller file.
-var ErrBadSellerFile = errors.New("bad seller file")
+// ErrBadFile wraps every problem of a seller file.
+var ErrBadFile = errors.New("bad seller file")
 
-// SellerFile is a seller's whole setup in one TOML file
+// File is a seller's whole setup in one TOML file
 // (examples/seller.toml): the node's config, with the same keys as
 // <repo>/config.toml, plus the listings to sell as [[listing]] tables.
 //
@@ -43,7 +52,7 @@ var ErrBadSellerFile = errors.New("bad seller file")
 // exist (in PATH, or as a file) and is stored as an absolute path, and the
 // handler runs in the working directory of 'sell apply', whatever the
 // daemon's; a SkillCard's cli binding runs in the card's directory.
-type SellerFile struct {
+type File struct {
 	node.Config
 	Listings []ListingSpec `toml:"listing"`
 
@@ -55,20 +64,20 @@ type SellerFile struct {
 // sets: keys the file leaves out keep base's values, a [market] key the
 // file sets replaces only that key, and a list (listen, [[policy]])
 // replaces the whole list.
-func (sf SellerFile) ConfigOver(base node.Config) (node.Config, error) {
+func (sf File) ConfigOver(base node.Config) (node.Config, error) {
 	// Decode into a copy whose slices are its own: decoding may write into
 	// a slice's backing array.
 	merged := base
 	merged.Listen = slices.Clone(base.Listen)
 	merged.Bootstrap = slices.Clone(base.Bootstrap)
 	merged.Policy = slices.Clone(base.Policy)
-	over := SellerFile{Config: merged}
+	over := File{Config: merged}
 	if _, err := toml.NewDecoder(bytes.NewReader(sf.raw)).Decode(&over); err != nil {
-		return node.Config{}, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+		return node.Config{}, fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	merged = over.Config
 	if err := merged.Validate(); err != nil {
-		return node.Config{}, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+		return node.Config{}, fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	return merged, nil
 }
@@ -86,19 +95,19 @@ type ListingSpec struct {
 	Env []string `toml:"env"`
 }
 
-// LoadSellerFile reads and checks a seller file. Every listing is checked
+// Load reads and checks a seller file. Every listing is checked
 // (price, handler, files) so a mistake is reported before anything is sold.
-func LoadSellerFile(path string) (SellerFile, []market.ListingParams, error) {
+func Load(path string) (File, []market.ListingParams, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return SellerFile{}, nil, fmt.Errorf("%w: %w", ErrBadSellerFile, err)
+		return File{}, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSellerFile+1))
 	if err != nil {
-		return SellerFile{}, nil, fmt.Errorf("%w: read %s: %w", ErrBadSellerFile, path, err)
+		return File{}, nil, fmt.Errorf("%w: read %s: %w", ErrBadFile, path, err)
 	}
-	return ParseSellerFile(path, data)
+	return Parse(path, data)
 }
 
 // readFileLimited reads a file a seller file names (a schema, a SkillCard)
@@ -122,32 +131,32 @@ func readFileLimited(path string) ([]byte, error) {
 	return data, nil
 }
 
-// ParseSellerFile parses a seller file's bytes; name is used in errors.
-func ParseSellerFile(name string, data []byte) (SellerFile, []market.ListingParams, error) {
+// Parse parses a seller file's bytes; name is used in errors.
+func Parse(name string, data []byte) (File, []market.ListingParams, error) {
 	if len(data) > maxSellerFile {
-		return SellerFile{}, nil, fmt.Errorf("%w: %s is over %d bytes", ErrBadSellerFile, name, maxSellerFile)
+		return File{}, nil, fmt.Errorf("%w: %s is over %d bytes", ErrBadFile, name, maxSellerFile)
 	}
 	// Unset node keys keep the defaults of a new repo.
-	sf := SellerFile{Config: node.DefaultConfig("")}
+	sf := File{Config: node.DefaultConfig("")}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&sf)
 	if err != nil {
-		return SellerFile{}, nil, fmt.Errorf("%w: %s: %w", ErrBadSellerFile, name, err)
+		return File{}, nil, fmt.Errorf("%w: %s: %w", ErrBadFile, name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return SellerFile{}, nil, fmt.Errorf("%w: %s: unknown key %q (see the comments in examples/seller.toml)", ErrBadSellerFile, name, und[0].String())
+		return File{}, nil, fmt.Errorf("%w: %s: unknown key %q (see the comments in examples/seller.toml)", ErrBadFile, name, und[0].String())
 	}
 	if err := sf.Config.Validate(); err != nil {
-		return SellerFile{}, nil, fmt.Errorf("%w: %s: %w", ErrBadSellerFile, name, err)
+		return File{}, nil, fmt.Errorf("%w: %s: %w", ErrBadFile, name, err)
 	}
 	sf.raw = data
 	if len(sf.Listings) == 0 {
-		return SellerFile{}, nil, fmt.Errorf("%w: %s has no [[listing]]; add one, as: [[listing]] capability = \"compute.statistics.mean\" price = \"0.01\"", ErrBadSellerFile, name)
+		return File{}, nil, fmt.Errorf("%w: %s has no [[listing]]; add one, as: [[listing]] capability = \"compute.statistics.mean\" price = \"0.01\"", ErrBadFile, name)
 	}
 	var params []market.ListingParams
 	for i, l := range sf.Listings {
 		p, err := l.params()
 		if err != nil {
-			return SellerFile{}, nil, fmt.Errorf("%w: %s: listing %d (%s): %w", ErrBadSellerFile, name, i+1, l.Capability, err)
+			return File{}, nil, fmt.Errorf("%w: %s: listing %d (%s): %w", ErrBadFile, name, i+1, l.Capability, err)
 		}
 		params = append(params, p)
 	}

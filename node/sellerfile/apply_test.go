@@ -1,4 +1,4 @@
-package demo
+package sellerfile
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestConfigOverSetsOnlyTheFilesKeys(t *testing.T) {
 	base := node.DefaultConfig("lab")
 	base.API = "127.0.0.1:5999"
 	base.Market.MaxJobDuration = "2m"
-	sf, _, err := ParseSellerFile("s.toml", []byte("listen = [\"/ip4/127.0.0.1/tcp/4999\"]\n[market]\nverification_window = \"1m\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"\n"))
+	sf, _, err := Parse("s.toml", []byte("listen = [\"/ip4/127.0.0.1/tcp/4999\"]\n[market]\nverification_window = \"1m\"\n[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"\n"))
 	require.NoError(t, err)
 	got, err := sf.ConfigOver(base)
 	require.NoError(t, err)
@@ -57,7 +57,7 @@ func TestPlanApplyAddsUpdatesKeepsAndPrunes(t *testing.T) {
 		"[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"\n" +
 		"[[listing]]\ncapability = \"compute.statistics.median\"\nprice = \"0.02\"\n" +
 		"[[listing]]\ncapability = \"compute.statistics.stddev\"\nprice = \"0.01\"\n"
-	sf, params, err := ParseSellerFile("s.toml", []byte(file))
+	sf, params, err := Parse("s.toml", []byte(file))
 	require.NoError(t, err)
 
 	actions := func(p Plan) map[string]string {

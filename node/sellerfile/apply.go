@@ -1,4 +1,4 @@
-package demo
+package sellerfile
 
 import (
 	"bytes"
@@ -30,6 +30,20 @@ type ListingChange struct {
 	Was string `json:"was,omitempty"`
 }
 
+// Result is what applying a seller file did, or with --diff would do
+// ('sell apply --json').
+type Result struct {
+	// Listings are the listings stored (none with --diff).
+	Listings []node.ListingInfo `json:"listings"`
+	// Changes says what happens to each listing.
+	Changes       []ListingChange     `json:"changes"`
+	ConfigChanges []node.ConfigChange `json:"config_changes"`
+	// ConfigNotes are ConfigChanges as sentences.
+	ConfigNotes []string `json:"config_notes"`
+	// Applied is false with --diff.
+	Applied bool `json:"applied"`
+}
+
 // Plan is what applying a seller file to a repo changes: its config.toml
 // keys and its listings. PlanApply makes it, Apply carries it out.
 type Plan struct {
@@ -43,7 +57,7 @@ type Plan struct {
 
 // PlanApply compares a seller file with a repo's config and store. With
 // prune, listings the file does not have are to be removed; without, kept.
-func PlanApply(ctx context.Context, store *market.Store, sf SellerFile, params []market.ListingParams, base node.Config, prune bool) (Plan, error) {
+func PlanApply(ctx context.Context, store *market.Store, sf File, params []market.ListingParams, base node.Config, prune bool) (Plan, error) {
 	merged, err := sf.ConfigOver(base)
 	if err != nil {
 		return Plan{}, err
@@ -118,23 +132,40 @@ func jsonEqual(a, b json.RawMessage) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// Result is what the plan would do, changing nothing ('sell apply --diff').
+func (p Plan) Result() Result {
+	res := Result{Listings: []node.ListingInfo{}, Changes: p.Listings, ConfigChanges: p.ConfigChanges, ConfigNotes: []string{}}
+	for _, ch := range p.ConfigChanges {
+		res.ConfigNotes = append(res.ConfigNotes, ch.String())
+	}
+	return res
+}
+
 // Apply writes the plan: the listings first (each one replaces the stored
 // listing of its capability), then the removals, then config.toml
 // (atomically). The caller holds the repo: no daemon runs on it.
-func (p Plan) Apply(ctx context.Context, store *market.Store, repo *node.Repo) ([]market.Offer, error) {
+func (p Plan) Apply(ctx context.Context, store *market.Store, repo *node.Repo) (Result, error) {
+	res := p.Result()
 	offers, err := ApplyListings(ctx, store, p.params)
 	if err != nil {
-		return offers, err
+		return res, err
 	}
 	for _, capID := range p.remove {
 		if err := store.Delete(ctx, capID); err != nil && !errors.Is(err, market.ErrNotListed) {
-			return offers, fmt.Errorf("remove %s: %w", capID, err)
+			return res, fmt.Errorf("remove %s: %w", capID, err)
 		}
 	}
 	if len(p.ConfigChanges) > 0 {
 		if err := repo.WriteConfig(p.Config); err != nil {
-			return offers, fmt.Errorf("write config.toml: %w", err)
+			return res, fmt.Errorf("write config.toml: %w", err)
 		}
 	}
-	return offers, nil
+	for _, o := range offers {
+		res.Listings = append(res.Listings, node.ListingInfo{
+			Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String(),
+			Handler: o.Handler.String(), SkillCardHash: o.Signed.Listing.SkillCardHash,
+		})
+	}
+	res.Applied = true
+	return res, nil
 }

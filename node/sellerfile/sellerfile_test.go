@@ -1,4 +1,4 @@
-package demo
+package sellerfile
 
 import (
 	"encoding/json"
@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/nodetest"
 )
 
 // exampleSellerFile is examples/seller.toml, relative to the repository
@@ -20,8 +20,8 @@ import (
 const exampleSellerFile = "examples/seller.toml"
 
 func TestExampleSellerFileLoads(t *testing.T) {
-	t.Chdir("..")
-	sf, params, err := LoadSellerFile(exampleSellerFile)
+	t.Chdir("../..")
+	sf, params, err := Load(exampleSellerFile)
 	require.NoError(t, err)
 	require.Equal(t, "local", sf.Network)
 	byCap := make(map[string]market.ListingParams)
@@ -52,8 +52,8 @@ func TestExampleSellerFileLoads(t *testing.T) {
 // test network) and a buyer hiring the built-in, the Python exec worker and
 // the SkillCard.
 func TestExampleSellerSellsEveryListing(t *testing.T) {
-	t.Chdir("..")
-	sf, params, err := LoadSellerFile(exampleSellerFile)
+	t.Chdir("../..")
+	sf, params, err := Load(exampleSellerFile)
 	require.NoError(t, err)
 	ctx := t.Context()
 
@@ -66,19 +66,11 @@ func TestExampleSellerSellsEveryListing(t *testing.T) {
 	_, err = ApplyListings(ctx, l.Store, params)
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
-	seller, err := start(ctx, repo, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { seller.Close() })
+	seller := nodetest.Start(t, repo, node.Options{})
 
-	bcfg := node.DefaultConfig("examples-test")
-	bcfg.Listen, bcfg.API, bcfg.Bootstrap = []string{"/ip4/127.0.0.1/tcp/0"}, "127.0.0.1:0", sellerAddrs(seller)
-	brepo, err := node.Init(filepath.Join(t.TempDir(), "buyer"), bcfg)
-	require.NoError(t, err)
-	buyer, err := start(ctx, brepo, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { buyer.Close() })
-	require.NoError(t, buyer.Escrow.Deposit(ctx, mustAmount(t, "1"), "test"))
-	require.NoError(t, waitReady(ctx, seller, buyer))
+	buyer := nodetest.Start(t, nodetest.NewRepo(t, "examples-test"), node.Options{}, seller)
+	require.NoError(t, buyer.Escrow.Deposit(ctx, nodetest.Amount(t, "1"), "test"))
+	nodetest.WaitReady(t, seller, buyer)
 
 	testCases := []struct {
 		capID, input string
@@ -105,8 +97,8 @@ func TestExampleSellerSellsEveryListing(t *testing.T) {
 	}
 }
 
-func TestParseSellerFileNamesTheProblem(t *testing.T) {
-	t.Chdir("..")
+func TestParseNamesTheProblem(t *testing.T) {
+	t.Chdir("../..")
 	testCases := []struct {
 		name, file, want string
 	}{
@@ -126,8 +118,8 @@ func TestParseSellerFileNamesTheProblem(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := ParseSellerFile("seller.toml", []byte(tc.file))
-			require.ErrorIs(t, err, ErrBadSellerFile)
+			_, _, err := Parse("seller.toml", []byte(tc.file))
+			require.ErrorIs(t, err, ErrBadFile)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -135,25 +127,18 @@ func TestParseSellerFileNamesTheProblem(t *testing.T) {
 
 func TestSellerFileEnvReachesTheHandler(t *testing.T) {
 	file := "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"exec:cat\"\nenv = [\"OPENAI_API_KEY\", \"HOME\"]\n"
-	_, params, err := ParseSellerFile("seller.toml", []byte(file))
+	_, params, err := Parse("seller.toml", []byte(file))
 	require.NoError(t, err)
 	require.Len(t, params, 1)
 	require.Equal(t, []string{"OPENAI_API_KEY", "HOME"}, params[0].Handler.Env)
 }
 
-func FuzzParseSellerFileNoPanic(f *testing.F) {
+func FuzzParseNoPanic(f *testing.F) {
 	f.Add([]byte("[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"0.01\"\n"))
 	f.Add([]byte("network = \"local\"\n[market]\nconcurrency = 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = ParseSellerFile("fuzz.toml", data)
+		_, _, _ = Parse("fuzz.toml", data)
 	})
-}
-
-func mustAmount(t *testing.T, s string) int64 {
-	t.Helper()
-	v, err := escrow.ParseAmount(s)
-	require.NoError(t, err)
-	return v
 }
 
 func mustField(t *testing.T, doc json.RawMessage, key string) json.RawMessage {

@@ -1,0 +1,57 @@
+package node_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/nodetest"
+)
+
+// Regression: the CLI told a bad value given by flag (daemon --network
+// 'Bad!') from a node failure by looking for "config " in the message;
+// every bad config is now a *node.ConfigError, whoever finds it.
+func TestEveryBadConfigIsAConfigError(t *testing.T) {
+	repo := nodetest.NewRepo(t, "cfgtest")
+	testCases := []struct {
+		name    string
+		err     func() error
+		message string
+	}{
+		{"Validate", func() error {
+			cfg := node.DefaultConfig("cfgtest")
+			cfg.Listen = nil
+			return cfg.Validate()
+		}, "config listen: at least one address is needed"},
+		{"a flag over the file", func() error {
+			n, err := node.New(t.Context(), repo, node.Options{Network: "Bad!"})
+			if err == nil {
+				n.Close()
+			}
+			return err
+		}, "config network: "},
+		{"config.toml", func() error {
+			dir := nodetest.NewRepo(t, "cfgtest").Dir
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte("network = \"lab\"\nlisten = []\n"), 0o600))
+			_, err := node.Open(dir)
+			return err
+		}, "config.toml: config listen: at least one address is needed"},
+		{"init", func() error {
+			cfg := node.DefaultConfig("cfgtest")
+			cfg.API = "0.0.0.0:5001"
+			_, err := node.Init(t.TempDir(), cfg)
+			return err
+		}, "config api: "},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.err()
+			var ce *node.ConfigError
+			require.ErrorAs(t, err, &ce)
+			require.Contains(t, err.Error(), tc.message)
+		})
+	}
+}
