@@ -328,7 +328,7 @@ func BenchmarkSummarizeEVMReceipts(b *testing.B) {
 	first := time.Now()
 	s := reputation.SummarizeWire(ctx, seller.id, raws, nil, buyer.esc.CheckPayment)
 	require.Equal(b, 200, s.Released, "%+v", s)
-	b.ReportMetric(float64(time.Since(first).Microseconds())/200, "µs/receipt-uncached")
+	uncached := time.Since(first)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -337,4 +337,5 @@ func BenchmarkSummarizeEVMReceipts(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/200, "µs/receipt")
+	b.ReportMetric(float64(uncached.Microseconds())/200, "µs/receipt-first")
 }

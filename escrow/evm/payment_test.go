@@ -193,7 +193,11 @@ func TestReceiptPayment(t *testing.T) {
 		{"another job's payment", func() escrow.Receipt { r := honest; r.Payment = other.Payment; return r }(), escrow.ErrForged},
 		{"chain changed", withPayment(t, honest, func(m map[string]any) { m["chain_id"] = 1 }), escrow.ErrForged},
 		{"contract changed", withPayment(t, honest, func(m map[string]any) { m["escrow"] = "0x00000000000000000000000000000000000e5c41" }), escrow.ErrForged},
-		{"garbled", func() escrow.Receipt { r := honest; r.Payment = json.RawMessage(`{"type":"swarmwage/payment/evm/1"}`); return r }(), escrow.ErrForged},
+		{"garbled", func() escrow.Receipt {
+			r := honest
+			r.Payment = json.RawMessage(`{"type":"swarmwage/payment/evm/1"}`)
+			return r
+		}(), escrow.ErrForged},
 		{"a release voucher of another chain", func() escrow.Receipt {
 			r := honest
 			s := *r.Settle
