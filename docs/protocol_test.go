@@ -4,20 +4,24 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/skillcard"
 )
@@ -93,7 +97,53 @@ func vectors(t *testing.T) map[string]string {
 
 	r := escrow.Receipt{Lock: l, Delivery: d, Settle: s, Rail: escrow.RailCredits, Input: input, Output: output}
 	require.NoError(t, r.Check(), "the vectors make one receipt that checks out")
+	out["payment-evm"] = evmPaymentVector(t, buyerKey, l, d, s)
 	return out
+}
+
+// evmPaymentVector is the same job on the evm rail: its lock and release
+// vouchers and the payment proof of its receipt, which checks out against
+// the receipt's signed messages.
+func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d *escrow.Delivery, s1 *escrow.Settle) string {
+	bk, err := evm.ParseKey(strings.Repeat("01", 32))
+	require.NoError(t, err)
+	sk, err := evm.ParseKey(strings.Repeat("02", 32))
+	require.NoError(t, err)
+	dom := evm.Domain{ChainID: big.NewInt(8453), Escrow: common.HexToAddress("0x5757575757575757575757575757575757575757")}
+	notBefore := l2.Deadline.Add(l2.Window).Add(time.Minute)
+	v := &evm.Lock{JobID: evm.JobID(l2.JobID), Buyer: bk.Address(), Seller: sk.Address(), Amount: l2.Amount, NotBefore: uint64(notBefore.Unix())}
+	require.NoError(t, dom.SignLock(bk, v))
+	vb, err := json.Marshal(v)
+	require.NoError(t, err)
+	l := *l2
+	l.Rail, l.BuyerAddress, l.SellerAddress, l.NotBefore, l.RailProof = escrow.RailEVM, bk.Address().Hex(), sk.Address().Hex(), notBefore, vb
+	lb, err := l.SigningBytes()
+	require.NoError(t, err)
+	l.Signature = sign(t, buyerKey, lb)
+	rel := &evm.Release{JobID: v.JobID, Buyer: v.Buyer, Seller: v.Seller, Amount: v.Amount}
+	require.NoError(t, dom.SignRelease(bk, rel))
+	rb, err := json.Marshal(rel)
+	require.NoError(t, err)
+	s := *s1
+	s.Rail, s.RailProof = escrow.RailEVM, rb
+	sb, err := s.SigningBytes()
+	require.NoError(t, err)
+	s.Signature = sign(t, buyerKey, sb)
+	p := evm.Payment{Outcome: escrow.RailPaid, ChainID: 8453, Escrow: dom.Escrow, JobID: v.JobID, Buyer: v.Buyer, Seller: v.Seller,
+		Amount: v.Amount, Tx: common.HexToHash("0x" + strings.Repeat("ab", 32)), Block: 24_000_000}
+	pb, err := p.MarshalJSON()
+	require.NoError(t, err)
+	r := escrow.Receipt{Lock: &l, Delivery: d, Settle: &s, Rail: escrow.RailEVM, Payment: pb}
+	require.NoError(t, r.Check())
+	got, err := evm.ReceiptPayment(&r)
+	require.NoError(t, err, "the payment is the receipt's")
+	require.Equal(t, p, *got)
+	return "buyer evm key: 0x" + strings.Repeat("01", 32) + " (" + bk.Address().Hex() + ")\n" +
+		"seller evm key: 0x" + strings.Repeat("02", 32) + " (" + sk.Address().Hex() + ")\n" +
+		"domain: chain 8453, escrow " + dom.Escrow.Hex() + "\n" +
+		"lock rail_proof: " + string(vb) + "\n" +
+		"settle rail_proof: " + string(rb) + "\n" +
+		"payment: " + string(pb)
 }
 
 var vectorRE = regexp.MustCompile("(?s)<!-- vector: ([a-z-]+) -->\n```\n(.*?)\n```")

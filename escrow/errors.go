@@ -54,4 +54,10 @@ var (
 	// within the confirmation depth, or the node has no gas money).
 	// Nothing was locked or paid; try again when it is back.
 	ErrRailUnavailable = errors.New("settlement rail unavailable")
+	// ErrNotPaid is returned by CheckPayment when a receipt's payment is
+	// not shown on its rail: no proof yet (a release waiting for its
+	// redeem batch), not final, on a chain or contract this node does not
+	// watch, or the rail could not be asked. Not a forgery: the release
+	// just does not count as paid.
+	ErrNotPaid = errors.New("payment not shown on the rail")
 )

@@ -145,7 +145,7 @@ func bareRecord(r *storedRecord) Record {
 		OutputHash: r.OutputHash, InputHash: r.InputHash, Reason: r.Reason, FailedChecks: r.FailedChecks,
 		Accepted: r.Accepted, Provisional: r.Provisional,
 		Rail: r.Rail, RailCounterparty: r.RailCounterparty, NotBefore: r.NotBefore,
-		RefundPending: r.RefundPending, ChainOutcome: r.ChainOutcome, ChainTx: r.ChainTx,
+		RefundPending: r.RefundPending, ChainOutcome: r.ChainOutcome, ChainTx: r.ChainTx, ChainBlock: r.ChainBlock,
 	}
 	if out.Rail == "" {
 		out.Rail = RailCredits

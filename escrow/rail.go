@@ -125,8 +125,10 @@ type RailOutcome struct {
 	Kind string
 	// Released (RailPaid): paid by the buyer's release, not by a claim.
 	Released bool
-	// Tx is the transaction that settled it.
-	Tx string
+	// Tx is the transaction that settled it, Block its block (0 when not
+	// known): a seller's receipts carry both as the payment.
+	Tx    string
+	Block uint64
 }
 
 // RailName is the name of the escrow's rail: RailCredits without one.
@@ -466,7 +468,7 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 	if err != nil {
 		return false, err
 	}
-	rec.ChainOutcome, rec.ChainTx = o.Kind, o.Tx
+	rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
 	amt := prev.Amount
 	changed := false
 	switch {
@@ -494,7 +496,7 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 		rec.State, rec.Reason, rec.SettledAt, changed = StateReleased, ReasonRailPaid, now, true
 	case o.Kind == RailCancelled && prev.State == StateReleased:
 		// A release pays even after a cancel: nothing changes yet.
-		rec.ChainOutcome, rec.ChainTx = "", ""
+		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = "", "", 0
 		return false, nil
 	case o.Kind == RailCancelled && (!prev.State.Final() || prev.RefundPending):
 		if b.Held < amt {
@@ -528,7 +530,7 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 		case prev.State == StateLocked:
 			rec.State = StateRefunded
 		}
-		rec.ChainOutcome, rec.ChainTx = o.Kind, o.Tx
+		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
 		changed := rec.State != prev.State
 		if changed {
 			rec.Reason, rec.SettledAt = ReasonRailCancelled, now
@@ -562,7 +564,7 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 	}
 	b.Available -= amt
 	b.Withdrawn += amt
-	rec.ChainOutcome, rec.ChainTx = o.Kind, o.Tx
+	rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
 	return rec.State != prev.State || prev.Provisional, saveBalance(txn, b)
 }
 

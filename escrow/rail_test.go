@@ -403,3 +403,83 @@ func TestBookRailBooksOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"withdrawn":"4"`)
 }
+
+// provingRail is fakeRail that proves payments ({"tx","block"} of the
+// chain's outcome) and accepts as paid only the proof of transaction
+// "tx-r".
+type provingRail struct{ *fakeRail }
+
+func (provingRail) Payment(rec escrow.Record) (json.RawMessage, error) {
+	return json.Marshal(map[string]any{"tx": rec.ChainTx, "block": rec.ChainBlock})
+}
+
+func (provingRail) CheckPayment(_ context.Context, r *escrow.Receipt) error {
+	var p struct{ Tx string }
+	if err := json.Unmarshal(r.Payment, &p); err != nil || p.Tx != "tx-r" {
+		return fmt.Errorf("%w: no such payment", escrow.ErrForged)
+	}
+	return nil
+}
+
+// TestRailReceiptsCarryTheRailsPayment: a seller's receipt of a job the
+// chain paid carries its rail's proof (transaction and block); a buyer's
+// escrow asks its own rail about it, and says not paid for a rail it does
+// not run or one that cannot check. A receipt relabelled with another rail
+// than its lock's does not check out.
+func TestRailReceiptsCarryTheRailsPayment(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	br := provingRail{&fakeRail{addr: "addr-buyer", cover: 1 * credit}}
+	sr := provingRail{&fakeRail{addr: "addr-seller", cover: 1 * credit}}
+	p := &railPair{pair: &pair{clock: clock}, br: br.fakeRail, sr: sr.fakeRail}
+	p.buyer = setupNode(t, clock, escrow.WithRail(br))
+	p.seller = setupNode(t, clock, escrow.WithRail(sr))
+	_, err := p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailDeposit, Ref: "tx-1:deposit", Amount: 10 * credit})
+	require.NoError(t, err)
+	p.lock(t, "job-p")
+	p.deliver(t, "job-p")
+	st, err := p.buyer.e.Release(ctx, "job-p")
+	require.NoError(t, err)
+	require.NoError(t, p.seller.e.ApplySettle(ctx, st))
+
+	rs, _, err := p.seller.e.Receipts(ctx, escrow.ReceiptFilter{})
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.Empty(t, rs[0].Payment, "not settled on chain yet")
+	require.ErrorIs(t, p.buyer.e.CheckPayment(ctx, &rs[0]), escrow.ErrForged, "the rail decides")
+
+	require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job-p", escrow.RailOutcome{Kind: escrow.RailPaid, Released: true, Tx: "tx-r", Block: 7}))
+	rec, err := p.seller.e.GetRole(ctx, "job-p", escrow.RoleSeller)
+	require.NoError(t, err)
+	require.Equal(t, uint64(7), rec.ChainBlock)
+	rs, _, err = p.seller.e.Receipts(ctx, escrow.ReceiptFilter{})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"tx":"tx-r","block":7}`, string(rs[0].Payment))
+	wire, err := json.Marshal(rs[0])
+	require.NoError(t, err)
+	r, err := escrow.DecodeReceipt(wire)
+	require.NoError(t, err)
+	require.NoError(t, r.Check())
+	require.Equal(t, "fake", r.Rail)
+	require.NoError(t, p.buyer.e.CheckPayment(ctx, r))
+
+	// A node on credits cannot check a fake-rail payment: not paid.
+	credits := setupNode(t, clock)
+	require.ErrorIs(t, credits.e.CheckPayment(ctx, r), escrow.ErrNotPaid)
+	// A rail that does not check payments: not paid either.
+	plain := setupNode(t, clock, escrow.WithRail(&fakeRail{addr: "addr-plain"}))
+	require.ErrorIs(t, plain.e.CheckPayment(ctx, r), escrow.ErrNotPaid)
+
+	// Relabelled as credits (which needs no check), it no longer checks out.
+	relabelled := *r
+	relabelled.Rail = escrow.RailCredits
+	require.ErrorIs(t, relabelled.Check(), escrow.ErrInvalidMessage)
+
+	// The payment is bounded and must be an object.
+	for _, bad := range []string{`"tx-r"`, `{"tx":"` + strings.Repeat("x", escrow.MaxPaymentSize) + `"}`} {
+		w := strings.Replace(string(wire), `"payment":{"block":7,"tx":"tx-r"}`, `"payment":`+bad, 1)
+		require.NotEqual(t, string(wire), w)
+		_, err := escrow.DecodeReceipt([]byte(w))
+		require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+	}
+}

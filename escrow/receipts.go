@@ -25,6 +25,10 @@ const TypeReceipt = "swarmwage/receipt/1"
 // it may carry up to two MaxPayloadSize documents.
 const MaxReceiptSize = 3 * MaxMessageSize
 
+// MaxPaymentSize caps a receipt's payment proof (an evm one is about 450
+// bytes).
+const MaxPaymentSize = 2 << 10
+
 // Receipt is one settled job's evidence.
 type Receipt struct {
 	Lock     *Lock
@@ -32,8 +36,10 @@ type Receipt struct {
 	Settle   *Settle
 	// Rail is the settlement rail the money moved on (RailCredits, "evm").
 	Rail string
-	// Payment is the rail's proof that money moved (on evm: the voucher or
-	// transaction); empty on credits.
+	// Payment is the rail's proof that money moved, a JSON object of at
+	// most MaxPaymentSize bytes; empty on credits. On evm it names the
+	// transaction whose Paid event paid the job (package escrow/evm,
+	// Payment); the vouchers are in the lock and the settle.
 	Payment json.RawMessage
 	// Input and Output are the job's bytes, when published. On the wire
 	// they are base64, so they arrive byte for byte as their hashes name
@@ -89,6 +95,9 @@ func (r *Receipt) UnmarshalJSON(data []byte) error {
 	if err := checkText("rail", w.Rail); err != nil {
 		return err
 	}
+	if err := checkPayment(w.Payment); err != nil {
+		return err
+	}
 	out := Receipt{Rail: w.Rail, Payment: w.Payment, Input: w.Input, Output: w.Output}
 	var err error
 	if out.Lock, err = DecodeLock(w.Lock); err != nil {
@@ -126,7 +135,9 @@ func DecodeReceipt(data []byte) (*Receipt, error) {
 // one consistent job: the same job ID, the lock and the settle signed by
 // the lock's buyer, the delivery by its seller, the settle's amount the
 // lock's, a release only of something delivered, a delivery made by the
-// deadline, and published payloads matching their signed hashes. Errors
+// deadline, the lock's rail the settle's and the receipt's, and published
+// payloads matching their signed hashes. It does not check the payment
+// (CheckPayment does, against the rail). Errors
 // wrap ErrForged (a signature) or ErrInvalidMessage (a contradiction).
 func (r *Receipt) Check() error {
 	l, s, d := r.Lock, r.Settle, r.Delivery
@@ -150,6 +161,11 @@ func (r *Receipt) Check() error {
 		return fmt.Errorf("%w: settled before it was locked", ErrInvalidMessage)
 	case s.Decision == DecisionRelease && d == nil:
 		return fmt.Errorf("%w: a release without a delivery", ErrInvalidMessage)
+	case s.Rail != l.Rail:
+		return fmt.Errorf("%w: the settle is on rail %q, the lock on %q", ErrInvalidMessage, s.Rail, l.Rail)
+	case r.Rail != railOrCredits(l.Rail):
+		// A receipt relabelled "credits" would skip its rail's check.
+		return fmt.Errorf("%w: the receipt says rail %q, its lock %q", ErrInvalidMessage, truncate(r.Rail), railOrCredits(l.Rail))
 	}
 	if d != nil {
 		if err := d.Verify(); err != nil {
@@ -171,6 +187,13 @@ func (r *Receipt) Check() error {
 		return fmt.Errorf("%w: the published output is not the delivered one", ErrInvalidMessage)
 	}
 	return nil
+}
+
+func railOrCredits(rail string) string {
+	if rail == "" {
+		return RailCredits
+	}
+	return rail
 }
 
 // ReceiptFilter selects the receipts of jobs this node sold.
@@ -225,7 +248,7 @@ func (e *Escrow) Receipts(ctx context.Context, f ReceiptFilter) ([]Receipt, stri
 				next = out[len(out)-1].Lock.JobID
 				return nil
 			}
-			rc := receiptOf(rec)
+			rc := e.receiptOf(rec)
 			if f.Payloads {
 				rc.Input, rc.Output = payloadOf(txn, id, PayloadInput), payloadOf(txn, id, PayloadOutput)
 			}
@@ -271,7 +294,7 @@ func (e *Escrow) Evidence(ctx context.Context, jobID string) (Receipt, error) {
 	if rec.Settle == nil {
 		return Receipt{}, fmt.Errorf("evidence of %s: %w: the buyer has not settled it with a signed decision", truncate(jobID), ErrBadState)
 	}
-	out := receiptOf(rec)
+	out := e.receiptOf(rec)
 	err = e.view(ctx, func(txn *tx) error {
 		out.Input, out.Output = payloadOf(txn, jobID, PayloadInput), payloadOf(txn, jobID, PayloadOutput)
 		return nil
@@ -279,18 +302,77 @@ func (e *Escrow) Evidence(ctx context.Context, jobID string) (Receipt, error) {
 	return out, err
 }
 
-// receiptOf is a record's receipt: its signed messages and, on a rail, the
-// chain's outcome as the payment.
-func receiptOf(rec Record) Receipt {
+// receiptOf is a record's receipt: its signed messages and, when the
+// rail proves payments (PaymentProver), the chain's outcome as the
+// payment. A record on a rail this node does not run has none.
+func (e *Escrow) receiptOf(rec Record) Receipt {
 	rc := Receipt{Lock: rec.Lock, Delivery: rec.Delivery, Settle: rec.Settle, Rail: rec.Rail}
 	if rc.Rail == "" {
 		rc.Rail = RailCredits
 	}
-	if rec.ChainOutcome != "" {
-		rc.Payment, _ = json.Marshal(struct {
-			Outcome string `json:"outcome"`
-			Tx      string `json:"tx,omitempty"`
-		}{rec.ChainOutcome, rec.ChainTx})
+	if rec.ChainOutcome == "" || e.cfg.rail == nil || e.cfg.rail.Name() != rc.Rail {
+		return rc
 	}
+	p, ok := e.cfg.rail.(PaymentProver)
+	if !ok {
+		return rc
+	}
+	proof, err := p.Payment(rec)
+	if err != nil || checkPayment(proof) != nil {
+		e.log.Debug("receipt without payment proof", "job", rec.JobID, "err", err)
+		return rc
+	}
+	rc.Payment = proof
 	return rc
+}
+
+// checkPayment bounds a payment proof: absent, or a JSON object of at
+// most MaxPaymentSize bytes.
+func checkPayment(p json.RawMessage) error {
+	switch {
+	case len(p) == 0:
+		return nil
+	case len(p) > MaxPaymentSize:
+		return fmt.Errorf("%w: payment over %d bytes", ErrInvalidMessage, MaxPaymentSize)
+	case p[0] != '{':
+		return fmt.Errorf("%w: payment is not a JSON object", ErrInvalidMessage)
+	}
+	return nil
+}
+
+// PaymentProver is a Rail that proves, for a seller's receipts, how a
+// settled job's money moved (on evm: the transaction and its Paid event).
+type PaymentProver interface {
+	// Payment returns the proof of rec, a record whose ChainOutcome is set.
+	Payment(rec Record) (json.RawMessage, error)
+}
+
+// PaymentChecker is a Rail that checks a receipt's payment proof against
+// its own chain, for a buyer scoring a seller.
+type PaymentChecker interface {
+	// CheckPayment returns nil if r's money moved on the rail, an error
+	// wrapping ErrForged if the proof contradicts the receipt or the
+	// chain, and one wrapping ErrNotPaid if it cannot be shown. Safe for
+	// concurrent use.
+	CheckPayment(ctx context.Context, r *Receipt) error
+}
+
+// CheckPayment reports whether the money of r, a receipt that passed
+// Check, moved on its rail as far as this node can tell: nil on credits
+// (a credits receipt proves signatures, not value; package reputation
+// weighs that); on this node's own rail, what the rail's chain says
+// (PaymentChecker); ErrNotPaid on any rail this node cannot check.
+// Errors wrap ErrForged (the proof is false) or ErrNotPaid.
+func (e *Escrow) CheckPayment(ctx context.Context, r *Receipt) error {
+	if r.Rail == RailCredits {
+		return nil
+	}
+	if e.cfg.rail == nil || e.cfg.rail.Name() != r.Rail {
+		return fmt.Errorf("%w: the receipt settled on rail %q, which this node does not run", ErrNotPaid, truncate(r.Rail))
+	}
+	c, ok := e.cfg.rail.(PaymentChecker)
+	if !ok {
+		return fmt.Errorf("%w: rail %s cannot check payments", ErrNotPaid, r.Rail)
+	}
+	return c.CheckPayment(ctx, r)
 }

@@ -184,9 +184,11 @@ type Record struct {
 	RefundPending bool
 	// ChainOutcome is the job's outcome as the rail's chain has it:
 	// RailPaid or RailCancelled, empty while the chain shows none; ChainTx
-	// is the transaction that settled it.
+	// is the transaction that settled it and ChainBlock its block (0 when
+	// not known).
 	ChainOutcome string
 	ChainTx      string
+	ChainBlock   uint64
 	Lock         *Lock
 	Delivery     *Delivery
 	Settle       *Settle
@@ -221,6 +223,7 @@ type recordJSON struct {
 	RefundPend   bool      `json:"refund_pending,omitempty"`
 	ChainOutcome string    `json:"chain_outcome,omitempty"`
 	ChainTx      string    `json:"chain_tx,omitempty"`
+	ChainBlock   uint64    `json:"chain_block,omitempty"`
 	Lock         *Lock     `json:"lock,omitempty"`
 	Delivery     *Delivery `json:"delivery,omitempty"`
 	Settle       *Settle   `json:"settle,omitempty"`
@@ -261,6 +264,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		RefundPend:   r.RefundPending,
 		ChainOutcome: r.ChainOutcome,
 		ChainTx:      r.ChainTx,
+		ChainBlock:   r.ChainBlock,
 		Lock:         r.Lock,
 		Delivery:     r.Delivery,
 		Settle:       r.Settle,
@@ -286,7 +290,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		OutputHash: j.OutputHash, InputHash: j.InputHash, Reason: j.Reason, FailedChecks: j.FailedChecks,
 		Accepted: j.Accepted, Provisional: j.Provisional,
 		Rail: j.Rail, RailCounterparty: j.RailPeer, RefundPending: j.RefundPend,
-		ChainOutcome: j.ChainOutcome, ChainTx: j.ChainTx,
+		ChainOutcome: j.ChainOutcome, ChainTx: j.ChainTx, ChainBlock: j.ChainBlock,
 		Lock: j.Lock, Delivery: j.Delivery, Settle: j.Settle,
 	}
 	for _, p := range []struct {
@@ -392,6 +396,7 @@ type storedRecord struct {
 	RefundPending    bool      `json:"refund_pending,omitempty"`
 	ChainOutcome     string    `json:"chain_outcome,omitempty"`
 	ChainTx          string    `json:"chain_tx,omitempty"`
+	ChainBlock       uint64    `json:"chain_block,omitempty"`
 }
 
 func (s *storedRecord) window() time.Duration { return time.Duration(s.WindowMS) * time.Millisecond }

@@ -34,6 +34,13 @@ const (
 	// reputationTimeout bounds fetching one seller's receipts, so a slow
 	// seller does not hold up a search (its reputation is then unknown).
 	reputationTimeout = 2 * time.Second
+	// paymentCheckTimeout bounds checking the sample's payments on the
+	// rail's chain (cached per transaction, so mostly the first time).
+	paymentCheckTimeout = 5 * time.Second
+	// unpaidTTL is how long a score with unpaid releases is reused: their
+	// payments may show soon (a redeem batch, the confirmation depth, a
+	// chain that was down).
+	unpaidTTL = 30 * time.Second
 )
 
 // ReceiptsResponse is the body of GET /receipts.
@@ -95,21 +102,28 @@ type cachedReputation struct {
 	at time.Time
 }
 
+func (c cachedReputation) ttl() time.Duration {
+	if c.s.Unpaid > 0 {
+		return unpaidTTL
+	}
+	return reputationTTL
+}
+
 // reputationOf checks a sample of seller's receipts and scores it; nil if
 // the seller could not be asked (an older seller, or a slow one).
 func (m *Market) reputationOf(ctx context.Context, seller peer.AddrInfo) *reputation.Summary {
 	m.reps.mu.Lock()
 	c, ok := m.reps.m[seller.ID]
 	m.reps.mu.Unlock()
-	if ok && m.cfg.now().Sub(c.at) < reputationTTL {
+	if ok && m.cfg.now().Sub(c.at) < c.ttl() {
 		return &c.s
 	}
-	ctx, cancel := context.WithTimeout(ctx, reputationTimeout)
+	fctx, cancel := context.WithTimeout(ctx, reputationTimeout)
 	defer cancel()
 	var resp struct {
 		Receipts []json.RawMessage `json:"receipts"`
 	}
-	_, _, err := m.client.do(ctx, seller, http.MethodGet, "/receipts?limit="+strconv.Itoa(reputationSample), nil, maxReceiptsResponse, &resp)
+	_, _, err := m.client.do(fctx, seller, http.MethodGet, "/receipts?limit="+strconv.Itoa(reputationSample), nil, maxReceiptsResponse, &resp)
 	if err != nil {
 		m.log.Debug("fetch receipts", "remote_peer", seller.ID, "err", err)
 		return nil
@@ -118,7 +132,11 @@ func (m *Market) reputationOf(ctx context.Context, seller peer.AddrInfo) *reputa
 	for i, r := range resp.Receipts {
 		raws[i] = r
 	}
-	s := reputation.SummarizeWire(seller.ID, raws, m.knows, nil)
+	// On a rail, a release counts as paid only if this node's own rail
+	// shows the money moved (package reputation's threat model).
+	pctx, cancel := context.WithTimeout(ctx, paymentCheckTimeout)
+	defer cancel()
+	s := reputation.SummarizeWire(pctx, seller.ID, raws, m.knows, m.escrow.CheckPayment)
 	m.reps.mu.Lock()
 	if len(m.reps.m) > maxLimiters {
 		m.reps.m = make(map[peer.ID]cachedReputation)

@@ -1,17 +1,18 @@
 // Package reputation turns a seller's published receipts (escrow.Receipt:
 // the buyer-signed lock, the seller-signed delivery and the buyer-signed
-// settle of each job) into a score a buyer can rank strangers by, and
-// states what that score resists.
+// settle of each job, plus the rail's payment proof) into a score a buyer
+// can rank strangers by, and states what that score resists.
 //
-// Threat model. A receipt proves that two keys signed a consistent job,
-// not that value changed hands or that the two keys belong to different
-// people. So:
+// Threat model. A receipt's signatures prove that two keys signed a
+// consistent job, not that value changed hands or that the two keys belong
+// to different people. So:
 //
 //   - Forged, altered or self-contradictory receipts (bad signature, a
 //     settle not signed by the lock's buyer, amounts that differ, a release
-//     of nothing delivered, payloads that do not match their hashes) are
-//     counted as forged and weigh heavily against the seller: a seller
-//     serves only receipts it holds, so a bad one is its own doing.
+//     of nothing delivered, payloads that do not match their hashes, a
+//     receipt relabelled with another rail than its lock's) are counted as
+//     forged and weigh heavily against the seller: a seller serves only
+//     receipts it holds, so a bad one is its own doing.
 //   - Self-dealing: a receipt whose buyer is the seller counts for nothing.
 //   - Sybil buyers: on the credits rail a seller can sign receipts with as
 //     many buyer keys as it likes, at no cost. So every buyer counts by the
@@ -19,9 +20,23 @@
 //     buyers this node has no history of its own with (it never sold to or
 //     bought from them) count for a quarter each and, all together, for at
 //     most UnknownCap buyers' worth. A thousand fresh identities gain a
-//     seller no more than two buyers this node has traded with. On the evm
-//     rail only receipts whose money moved on chain count as paid, weighted
-//     by what they cost.
+//     seller no more than two buyers this node has traded with.
+//   - Unpaid releases: on the evm rail a release counts (and adds to the
+//     volume) only if its money moved on chain, as the buyer's own node
+//     sees it (the paid hook; escrow.Escrow.CheckPayment): the receipt's
+//     payment proof names a transaction whose Paid event, final on the
+//     chain and escrow contract this node uses, pays the lock's job, buyer,
+//     seller and amount, and the buyer's vouchers in the receipt are signed
+//     for that chain and contract. A proof the receipt or the chain
+//     contradicts (another amount, seller or job, no such transaction or
+//     event, a reverted transaction, vouchers of another contract) is
+//     counted as forged. A proof on another chain or contract, one not
+//     final yet, a release not yet redeemed, or a chain this node cannot
+//     reach leaves the release unpaid (Unpaid): it counts for nothing, and
+//     neither does its buyer. So a seller cannot invent paid history or
+//     volume on evm: every paid release cost a real transfer from a buyer's
+//     line, and a self-dealing seller pays gas and ties up the amount for a
+//     while to fake one, and its identities still count as unknown buyers.
 //   - Duplicates: a job counts once however often it is served.
 //   - Hiding refunds: a seller may omit receipts; sampling cannot detect
 //     that. Refunds it does serve lower its score, and the buyer's own
@@ -34,8 +49,10 @@
 package reputation
 
 import (
+	"context"
 	"errors"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -53,17 +70,23 @@ const (
 	// ForgedPenalty is what one forged receipt counts against the seller,
 	// in known buyers' worth.
 	ForgedPenalty = 3.0
+	// paidConcurrency is how many payment checks run at once (each may
+	// read the chain).
+	paidConcurrency = 8
 )
 
 // Summary is what a sample of a seller's receipts says about it.
 type Summary struct {
-	Released int   `json:"released"` // receipts of released jobs that checked out
+	Released int   `json:"released"` // receipts of released, paid jobs that checked out
 	Refunded int   `json:"refunded"` // receipts of refunded jobs that checked out
-	Volume   int64 `json:"-"`        // micro-credits released
-	Buyers   int   `json:"buyers"`   // distinct buyers other than the seller
-	Forged   int   `json:"forged"`   // receipts that failed Check or name another seller
-	Checked  int   `json:"checked"`  // receipts whose signatures and chain were verified
+	Volume   int64 `json:"-"`        // micro-credits (token base units) released and paid
+	Buyers   int   `json:"buyers"`   // distinct buyers other than the seller whose receipts count
+	Forged   int   `json:"forged"`   // receipts that failed Check, name another seller, or carry a false payment proof
+	Checked  int   `json:"checked"`  // receipts whose signatures, messages and payment were verified
 	Self     int   `json:"self"`     // receipts the seller issued to itself (ignored)
+	// Unpaid counts checked releases whose payment the rail does not show
+	// (yet): they count for nothing.
+	Unpaid int `json:"unpaid"`
 	// FirstAt is the oldest settle in the sample: a rough age.
 	FirstAt time.Time `json:"first_at,omitzero"`
 	// Score is 0 (nothing, or bad) to 1 (much good history), after the
@@ -75,16 +98,23 @@ type Summary struct {
 // sold to or bought from it), which makes the peer's receipts count fully.
 type Known func(peer.ID) bool
 
-// Summarize checks every receipt of seller and scores the sample. paid, if
-// not nil, says whether a receipt's money moved on its rail (the evm rail
-// checks the chain); nil counts every checked release as paid (credits).
-func Summarize(seller peer.ID, receipts []escrow.Receipt, known Known, paid func(escrow.Receipt) bool) Summary {
-	return summarize(seller, receipts, 0, known, paid)
+// Paid checks that a receipt's money moved on its rail: nil if it did, an
+// error wrapping escrow.ErrForged if its payment proof is false (the
+// receipt counts as forged), any other error if it cannot be shown (the
+// release counts for nothing). escrow.Escrow.CheckPayment is one. It must
+// be safe for concurrent use.
+type Paid func(ctx context.Context, r *escrow.Receipt) error
+
+// Summarize checks every receipt of seller and scores the sample. paid,
+// if not nil, is asked about every checked release; nil counts each as
+// paid (credits only).
+func Summarize(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, known Known, paid Paid) Summary {
+	return summarize(ctx, seller, receipts, 0, known, paid)
 }
 
 // SummarizeWire is Summarize of receipts in wire form, as a seller served
 // them: one that does not even decode counts as forged.
-func SummarizeWire(seller peer.ID, raws [][]byte, known Known, paid func(escrow.Receipt) bool) Summary {
+func SummarizeWire(ctx context.Context, seller peer.ID, raws [][]byte, known Known, paid Paid) Summary {
 	rs := make([]escrow.Receipt, 0, len(raws))
 	garbled := 0
 	for _, raw := range raws {
@@ -95,43 +125,107 @@ func SummarizeWire(seller peer.ID, raws [][]byte, known Known, paid func(escrow.
 		}
 		rs = append(rs, *r)
 	}
-	return summarize(seller, rs, garbled, known, paid)
+	return summarize(ctx, seller, rs, garbled, known, paid)
 }
 
-func summarize(seller peer.ID, receipts []escrow.Receipt, garbled int, known Known, paid func(escrow.Receipt) bool) Summary {
-	s := Summary{Forged: garbled}
-	type tally struct{ released, refunded int }
-	perBuyer := map[peer.ID]*tally{}
+// Verdicts of one receipt.
+type verdict int
+
+const (
+	vSkipped verdict = iota // a duplicate, or not looked at
+	vForged
+	vSelfDealt
+	vReleased // a release, paid
+	vUnpaid   // a release, its payment not shown
+	vRefunded
+	vOther // checked, neither release nor refund
+)
+
+// verdicts checks each receipt once and asks paid about the releases,
+// paidConcurrency at a time.
+func verdicts(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, paid Paid) []verdict {
+	out := make([]verdict, len(receipts))
 	seen := map[string]bool{}
+	var pending []int
 	for i := range receipts {
 		r := &receipts[i]
 		if r.Lock == nil || seen[r.Lock.JobID] {
 			continue // a job counts once
 		}
 		seen[r.Lock.JobID] = true
-		if err := r.Check(); err != nil || r.Lock.Seller != seller {
+		switch {
+		case r.Check() != nil || r.Lock.Seller != seller:
+			out[i] = vForged
+		case r.Lock.Buyer == seller:
+			out[i] = vSelfDealt
+		case r.Settle.Decision == escrow.DecisionRefund:
+			out[i] = vRefunded
+		case r.Settle.Decision != escrow.DecisionRelease:
+			out[i] = vOther
+		case paid == nil:
+			out[i] = vReleased
+		default:
+			pending = append(pending, i)
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, paidConcurrency)
+	for _, i := range pending {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			switch err := paid(ctx, &receipts[i]); {
+			case err == nil:
+				out[i] = vReleased
+			case errors.Is(err, escrow.ErrForged):
+				out[i] = vForged
+			default:
+				out[i] = vUnpaid
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func summarize(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, garbled int, known Known, paid Paid) Summary {
+	s := Summary{Forged: garbled}
+	type tally struct{ released, refunded int }
+	perBuyer := map[peer.ID]*tally{}
+	for i, v := range verdicts(ctx, seller, receipts, paid) {
+		r := &receipts[i]
+		switch v {
+		case vSkipped:
+			continue
+		case vForged:
 			s.Forged++
+			continue
+		case vSelfDealt:
+			s.Checked++
+			s.Self++
+			continue
+		case vUnpaid:
+			s.Checked++
+			s.Unpaid++
 			continue
 		}
 		s.Checked++
-		if r.Lock.Buyer == seller {
-			s.Self++
-			continue
+		if s.FirstAt.IsZero() || r.Settle.At.Before(s.FirstAt) {
+			s.FirstAt = r.Settle.At
 		}
 		t := perBuyer[r.Lock.Buyer]
 		if t == nil {
 			t = &tally{}
 			perBuyer[r.Lock.Buyer] = t
 		}
-		if s.FirstAt.IsZero() || r.Settle.At.Before(s.FirstAt) {
-			s.FirstAt = r.Settle.At
-		}
-		switch {
-		case r.Settle.Decision == escrow.DecisionRelease && (paid == nil || paid(*r)):
+		switch v {
+		case vReleased:
 			s.Released++
 			s.Volume += r.Lock.Amount
 			t.released++
-		case r.Settle.Decision == escrow.DecisionRefund:
+		case vRefunded:
 			s.Refunded++
 			t.refunded++
 		}

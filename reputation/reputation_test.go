@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,7 +89,7 @@ func TestSummarizeCountsWhatChecksOut(t *testing.T) {
 	job(t, b2, seller, escrow.DecisionRefund)
 	rs := receipts(t, seller)
 	require.Len(t, rs, 3)
-	s := reputation.Summarize(seller.id, rs, func(peer.ID) bool { return true }, nil)
+	s := reputation.Summarize(context.Background(), seller.id, rs, func(peer.ID) bool { return true }, nil)
 	require.Equal(t, 2, s.Released)
 	require.Equal(t, 1, s.Refunded)
 	require.Equal(t, 2, s.Buyers)
@@ -102,7 +103,7 @@ func TestSummarizeCountsWhatChecksOut(t *testing.T) {
 	require.NoError(t, err)
 	back, err := escrow.DecodeReceipt(b)
 	require.NoError(t, err)
-	again := reputation.Summarize(seller.id, append(rs, *back), func(peer.ID) bool { return true }, nil)
+	again := reputation.Summarize(context.Background(), seller.id, append(rs, *back), func(peer.ID) bool { return true }, nil)
 	require.Equal(t, s, again)
 }
 
@@ -116,7 +117,7 @@ func TestForgedReceiptsLowerTheSeller(t *testing.T) {
 	}
 	honest := receipts(t, seller)
 	known := func(peer.ID) bool { return true }
-	base := reputation.Summarize(seller.id, honest, known, nil)
+	base := reputation.Summarize(context.Background(), seller.id, honest, known, nil)
 
 	tampered := func(f func(*escrow.Receipt)) escrow.Receipt {
 		b, err := json.Marshal(honest[0])
@@ -135,16 +136,62 @@ func TestForgedReceiptsLowerTheSeller(t *testing.T) {
 		{"delivery dropped from a release", tampered(func(r *escrow.Receipt) { r.Delivery = nil })},
 		{"another job's settle", tampered(func(r *escrow.Receipt) { r.Settle = honest[1].Settle })},
 		{"output that is not the delivered one", tampered(func(r *escrow.Receipt) { r.Output = []byte(`{"result":3}`) })},
+		{"credits receipt relabelled evm", tampered(func(r *escrow.Receipt) { r.Rail = escrow.RailEVM })},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Error(t, tc.bad.Check())
 			sample := append(append([]escrow.Receipt{}, honest[1:]...), tc.bad)
-			s := reputation.Summarize(seller.id, sample, known, nil)
+			s := reputation.Summarize(context.Background(), seller.id, sample, known, nil)
 			require.Equal(t, 1, s.Forged)
 			require.Less(t, s.Score, base.Score)
 		})
 	}
+}
+
+// The paid hook decides what a checked release counts for: paid adds to
+// released and volume, a false proof counts as forged, a payment that is
+// not shown counts for nothing (and neither does a buyer with only such
+// receipts). It sees only checked releases.
+func TestPaidHookSortsReleases(t *testing.T) {
+	seller := newNode(t)
+	paidBuyer, unpaidBuyer, forger := newNode(t), newNode(t), newNode(t)
+	job(t, paidBuyer, seller, escrow.DecisionRelease)
+	job(t, paidBuyer, seller, escrow.DecisionRelease)
+	job(t, unpaidBuyer, seller, escrow.DecisionRelease)
+	job(t, forger, seller, escrow.DecisionRelease)
+	job(t, forger, seller, escrow.DecisionRefund)
+	rs := receipts(t, seller)
+	require.Len(t, rs, 5)
+	var mu sync.Mutex
+	asked := 0
+	paid := func(_ context.Context, r *escrow.Receipt) error {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		require.NoError(t, r.Check(), "only checked receipts are asked about")
+		require.Equal(t, escrow.DecisionRelease, r.Settle.Decision, "only releases are asked about")
+		switch r.Lock.Buyer {
+		case unpaidBuyer.id:
+			return fmt.Errorf("wait for the batch: %w", escrow.ErrNotPaid)
+		case forger.id:
+			return fmt.Errorf("no such event: %w", escrow.ErrForged)
+		}
+		return nil
+	}
+	known := func(peer.ID) bool { return true }
+	s := reputation.Summarize(context.Background(), seller.id, rs, known, paid)
+	require.Equal(t, 4, asked)
+	require.Equal(t, 2, s.Released)
+	require.Equal(t, int64(20_000), s.Volume)
+	require.Equal(t, 1, s.Refunded)
+	require.Equal(t, 1, s.Unpaid)
+	require.Equal(t, 1, s.Forged)
+	require.Equal(t, 4, s.Checked, "the forged proof's receipt is not checked")
+	require.Equal(t, 2, s.Buyers, "the buyer with only an unpaid release does not count")
+	all := reputation.Summarize(context.Background(), seller.id, rs, known, nil)
+	require.Equal(t, 4, all.Released)
+	require.Less(t, s.Score, all.Score)
 }
 
 // A seller that pays itself, through its own key or through a crowd of
@@ -164,21 +211,21 @@ func TestSybilBuyersGainLittle(t *testing.T) {
 		job(t, b, honest, escrow.DecisionRelease)
 	}
 	known := func(id peer.ID) bool { return traded[id] }
-	s := reputation.Summarize(sybil.id, receipts(t, sybil), known, nil)
+	s := reputation.Summarize(context.Background(), sybil.id, receipts(t, sybil), known, nil)
 	require.Equal(t, 1, s.Self)
 	require.Equal(t, 40, s.Buyers)
-	h := reputation.Summarize(honest.id, receipts(t, honest), known, nil)
+	h := reputation.Summarize(context.Background(), honest.id, receipts(t, honest), known, nil)
 	require.Less(t, s.Score, h.Score, "sybil %+v honest %+v", s, h)
 
 	// Doubling the crowd adds nothing past the cap.
 	for range 40 {
 		job(t, newNode(t), sybil, escrow.DecisionRelease)
 	}
-	more := reputation.Summarize(sybil.id, receipts(t, sybil), known, nil)
+	more := reputation.Summarize(context.Background(), sybil.id, receipts(t, sybil), known, nil)
 	require.Equal(t, 80, more.Buyers)
 	require.Equal(t, s.Score, more.Score)
 	// Receipts served by one seller but naming another are forged.
-	other := reputation.Summarize(honest.id, receipts(t, sybil), known, nil)
+	other := reputation.Summarize(context.Background(), honest.id, receipts(t, sybil), known, nil)
 	require.Equal(t, 81, other.Forged)
 }
 
@@ -209,7 +256,7 @@ func BenchmarkVerify1000Receipts(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s := reputation.Summarize(seller.id, rs, nil, nil)
+		s := reputation.Summarize(context.Background(), seller.id, rs, nil, nil)
 		if s.Checked != 1000 {
 			b.Fatal(fmt.Sprint(s))
 		}

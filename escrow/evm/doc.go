@@ -94,6 +94,23 @@
 // rail index, so a restart resumes it; a chain that is down is logged
 // once and waited for. Deposit, Withdraw and Figures are the wallet.
 //
+// # Receipts: proof that the money moved
+//
+// A seller's receipts (escrow.Receipt) carry the buyer's vouchers in their
+// signed messages and, once the chain settled the job, a Payment (the
+// Settler is the escrow's PaymentProver): chain ID, escrow, the contract's
+// job id, buyer, seller, amount, and the transaction and block whose Paid
+// event paid it. A buyer scoring the seller asks its own Settler
+// (PaymentChecker: CheckPayment): the proof must be the receipt's own
+// (ReceiptPayment, offline: parties, amount and job of the lock, vouchers
+// signed for the proof's chain and escrow) and the node's own chain must
+// show the Paid event, final. A proof the receipt or the chain contradicts
+// is escrow.ErrForged; one on another chain or contract, not final, or
+// unreadable now is escrow.ErrNotPaid. Each RPC read has a deadline
+// (paymentRPCTimeout); a final transaction's Paid events are cached (one
+// read per redeem batch), "no such transaction" for paymentNegativeTTL.
+// The wire form is in docs/protocol.md.
+//
 // Precedence on the evm rail: Paid on chain (released or claimed) makes the
 // job released in both ledgers; Cancelled before notBefore with no payment
 // makes it refunded; anything else is still open and its timers run.

@@ -38,6 +38,10 @@ var (
 	// ErrWrongChain: the RPC endpoint serves another chain, or the escrow
 	// address holds no escrow for the configured token.
 	ErrWrongChain = errors.New("evm: wrong chain or contract")
+	// ErrInvalidPayment: a receipt's payment proof is malformed, or
+	// contradicts the receipt or the chain (CheckPayment wraps it in
+	// escrow.ErrForged as well).
+	ErrInvalidPayment = errors.New("evm: invalid payment proof")
 )
 
 // classify wraps err from an RPC call: connection failures become

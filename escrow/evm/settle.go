@@ -118,6 +118,8 @@ type Settler struct {
 	statsMu sync.Mutex
 	stats   Stats
 
+	payments *paymentCache // Paid events of transactions receipts name
+
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -130,7 +132,11 @@ type cachedLine struct {
 	head uint64 // the confirmed head it was read at
 }
 
-var _ escrow.Rail = (*Settler)(nil)
+var (
+	_ escrow.Rail           = (*Settler)(nil)
+	_ escrow.PaymentProver  = (*Settler)(nil)
+	_ escrow.PaymentChecker = (*Settler)(nil)
+)
 
 // NewSettler returns the rail of the node with key. It does not reach the
 // chain; Start launches the background work.
@@ -183,7 +189,8 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 		force:   make(chan struct{}, 1),
 		backoff: make(map[string]time.Time),
 		ctx:     ctx, cancel: cancel,
-		stats: Stats{ByKind: map[string]int{}, Fee: new(big.Int)},
+		stats:    Stats{ByKind: map[string]int{}, Fee: new(big.Int)},
+		payments: newPaymentCache(),
 	}, nil
 }
 

@@ -32,7 +32,7 @@ type railNode struct {
 	s   *Settler
 }
 
-func newRailNode(t *testing.T, n *anvilNet, key *Key, rpcURL string, cfg SettlerConfig, eopts ...escrow.Option) *railNode {
+func newRailNode(t testing.TB, n *anvilNet, key *Key, rpcURL string, cfg SettlerConfig, eopts ...escrow.Option) *railNode {
 	t.Helper()
 	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithSyncWrites(true).WithLogger(nil).
 		WithMemTableSize(8 << 20).WithValueThreshold(1 << 10).WithNumMemtables(2).WithValueLogFileSize(4 << 20).WithBlockCacheSize(1 << 20).WithIndexCacheSize(1 << 20))
@@ -71,7 +71,7 @@ func (rn *railNode) balance(t *testing.T) escrow.Balance {
 	return b
 }
 
-func (rn *railNode) record(t *testing.T, role escrow.Role, jobID string) escrow.Record {
+func (rn *railNode) record(t testing.TB, role escrow.Role, jobID string) escrow.Record {
 	t.Helper()
 	r, err := rn.esc.GetRole(t.Context(), jobID, role)
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func (n *anvilNet) jobState(t *testing.T, buyer, seller common.Address, jobID st
 	return j.State
 }
 
-func (n *anvilNet) fundGas(t *testing.T, a common.Address) {
+func (n *anvilNet) fundGas(t testing.TB, a common.Address) {
 	t.Helper()
 	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "anvil_setBalance", a, "0x56BC75E2D63100000")) // 100 ETH
 }

@@ -184,7 +184,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 			}
 			switch o.Outcome {
 			case OutcomeReleased, OutcomeClaimed:
-				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), time.Time{})
+				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), o.Block, time.Time{})
 			case OutcomeCancelled:
 				s.applyCancelIfEffective(ctx, r, rec, o.Tx.Hex())
 			}
@@ -219,11 +219,11 @@ func (s *Settler) book(ctx context.Context, kind, ref string, amount int64, memo
 // applyPaid books a payment of rec's job. paidAt, when not zero, is when
 // this node's own redeem put the money in its address (for Stats; a
 // payment only the reconcile sees is not timed, nor counted twice).
-func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, paidAt time.Time) {
+func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, block uint64, paidAt time.Time) {
 	if rec.ChainOutcome != "" {
 		return
 	}
-	err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailPaid, Released: released, Tx: tx})
+	err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailPaid, Released: released, Tx: tx, Block: block})
 	if err != nil {
 		s.log.Error("apply a chain payment", "job", rec.JobID, "role", rec.Role, "err", err)
 		return
@@ -514,7 +514,7 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), paidAt)
+				s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), got.Tx.Block, paidAt)
 			}()
 		}
 	}
