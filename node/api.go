@@ -209,7 +209,7 @@ func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
 	}
 	o, err := a.n.Market.AddListing(r.Context(), p)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, listingInfo(o))
@@ -217,7 +217,7 @@ func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
 
 func (a *apiServer) handleRemoveListing(w http.ResponseWriter, r *http.Request) {
 	if err := a.n.Market.RemoveListing(r.Context(), r.PathValue("id")); err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -240,7 +240,7 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	info, err := a.n.Find(ctx, capID, limit)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	if q.Get("explain") != "" {
@@ -251,7 +251,7 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 		}
 		routed, err := a.n.Market.Explain(ctx, capID, qos, 0)
 		if err != nil {
-			apiError(w, statusOf(err), err.Error())
+			apiFail(w, err)
 			return
 		}
 		info.Routing = &routed
@@ -407,9 +407,47 @@ func statusOf(err error) int {
 	}
 }
 
-// apiErrorBody is the body of every control API error.
+// apiErrorBody is the body of every control API error: the message for
+// people, and for errors a client acts on, a stable code (errorCodes).
 type apiErrorBody struct {
 	Error string `json:"error"`
+	Code  string `json:"code,omitempty"`
+}
+
+// errorCodes are the codes of the control API's errors that a client tells
+// apart, and the error each stands for: APIError.Is maps a code back to it.
+func errorCodes() []struct {
+	code string
+	err  error
+} {
+	return []struct {
+		code string
+		err  error
+	}{
+		{"bad_state", escrow.ErrBadState},
+		{"escrow_not_found", escrow.ErrNotFound},
+		{"wrong_amount", escrow.ErrWrongAmount},
+		{"invalid_message", escrow.ErrInvalidMessage},
+		{"job_not_found", market.ErrJobNotFound},
+		{"not_listed", market.ErrNotListed},
+		{"bad_rating", market.ErrBadRating},
+		{"disk_full", ErrDiskFull},
+	}
+}
+
+// errorCode is err's code, or "" when it has none.
+func errorCode(err error) string {
+	for _, c := range errorCodes() {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return ""
+}
+
+// apiFail answers err with the status statusOf gives it and its code.
+func apiFail(w http.ResponseWriter, err error) {
+	writeAPIError(w, statusOf(err), apiErrorBody{Error: err.Error(), Code: errorCode(err)})
 }
 
 func apiJSON(w http.ResponseWriter, v any) {
@@ -420,9 +458,13 @@ func apiJSON(w http.ResponseWriter, v any) {
 }
 
 func apiError(w http.ResponseWriter, status int, msg string) {
+	writeAPIError(w, status, apiErrorBody{Error: msg})
+}
+
+func writeAPIError(w http.ResponseWriter, status int, body apiErrorBody) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(apiErrorBody{Error: msg})
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // OfflineID describes a repo whose daemon is not running: its configured

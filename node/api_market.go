@@ -239,7 +239,7 @@ func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := Deposit(r.Context(), a.n.Escrow, a.n.Config.Network, req)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, b)
@@ -273,7 +273,7 @@ func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
 	}
 	spent, err := a.n.Escrow.Spent(r.Context(), info.Scope, info.Since)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	info.Spent = escrow.FormatAmount(spent)
@@ -299,7 +299,7 @@ func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 	f.Limit = limit + 1 // one more says whether there is a next page
 	recs, err := a.n.Escrow.List(r.Context(), f)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	n, more := pageCut(recs, limit, maxListBytes)
@@ -346,7 +346,7 @@ func pageCut[T any](recs []T, limit, maxBytes int) (n int, more bool) {
 func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
 	rc, err := a.n.Escrow.Evidence(r.Context(), r.PathValue("id"))
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, rc)
@@ -355,7 +355,7 @@ func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request)
 func (a *apiServer) handleEscrowGet(w http.ResponseWriter, r *http.Request) {
 	rec, err := a.n.Escrow.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, rec)
@@ -369,7 +369,7 @@ func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := a.n.Market.RefundDelivered(r.Context(), r.PathValue("id"), req.Reason)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, rec)
@@ -408,7 +408,7 @@ func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
 func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {
 	job, err := a.n.Market.Job(r.Context(), r.PathValue("id"))
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, job)
@@ -422,7 +422,7 @@ func (a *apiServer) handleRate(w http.ResponseWriter, r *http.Request) {
 	}
 	job, err := a.n.Market.Rate(r.Context(), r.PathValue("id"), req.Rating)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, job)
@@ -615,7 +615,7 @@ func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	} else {
 		rec, err := a.n.Market.Job(r.Context(), jobID)
 		if err != nil {
-			apiError(w, statusOf(err), err.Error())
+			apiFail(w, err)
 			return
 		}
 		for _, ev := range rec.Events {
@@ -660,7 +660,7 @@ func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 func (a *apiServer) handleJobCancel(w http.ResponseWriter, r *http.Request) {
 	rec, err := a.n.CancelJob(r.Context(), r.PathValue("id"))
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, rec)

@@ -36,9 +36,22 @@ type Client struct {
 type APIError struct {
 	Status  int
 	Message string
+	// Code is the answer's error code ("bad_state", ...), if it has one.
+	Code string
 }
 
 func (e *APIError) Error() string { return e.Message }
+
+// Is makes errors.Is(err, escrow.ErrBadState) and the like hold of an
+// answer whose code stands for that error, as in the daemon.
+func (e *APIError) Is(target error) bool {
+	for _, c := range errorCodes() {
+		if c.code == e.Code && c.err == target {
+			return true
+		}
+	}
+	return false
+}
 
 // Dial returns a client for the daemon serving repoDir, or ErrNoDaemon.
 func Dial(repoDir string) (*Client, error) {
@@ -98,7 +111,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = fmt.Sprintf("daemon answered %s", resp.Status)
 		}
-		return &APIError{Status: resp.StatusCode, Message: e.Error}
+		return &APIError{Status: resp.StatusCode, Message: e.Error, Code: e.Code}
 	}
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
@@ -399,7 +412,7 @@ func (c *Client) followHire(ctx context.Context, method, path string, body io.Re
 		if json.Unmarshal(body, &e) != nil || e.Error == "" {
 			e.Error = "daemon answered " + resp.Status
 		}
-		return HireInfo{}, &APIError{Status: resp.StatusCode, Message: e.Error}
+		return HireInfo{}, &APIError{Status: resp.StatusCode, Message: e.Error, Code: e.Code}
 	}
 	dec := json.NewDecoder(io.LimitReader(resp.Body, maxAPIResponse))
 	for {

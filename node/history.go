@@ -25,7 +25,7 @@ func (a *apiServer) handleHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := a.n.Escrow.History(r.Context(), since, time.Local)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, h)

@@ -78,7 +78,7 @@ func (a *apiServer) handleTestListing(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := a.n.TestListing(r.Context(), req)
 	if err != nil {
-		apiError(w, statusOf(err), err.Error())
+		apiFail(w, err)
 		return
 	}
 	apiJSON(w, res)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"time"
 
@@ -159,7 +158,7 @@ func interrupted(c *cli.Context, cl *node.Client, jobID string, cancel context.C
 	switch {
 	case err == nil:
 		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s stopped; escrow %s", jobID, rec.State))
-	case errors.Is(err, escrow.ErrBadState) || strings.Contains(err.Error(), "was delivered"):
+	case errors.Is(err, escrow.ErrBadState):
 		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s was delivered and goes on (it is verified, then paid or refunded): see 'swarmwage jobs show %s'", jobID, jobID))
 	default:
 		return exitErr(exitInterrupted, fmt.Errorf("interrupted: job %s: %v; see 'swarmwage escrow show %s'", jobID, err, jobID))
