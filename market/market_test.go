@@ -39,6 +39,17 @@ func setupPeer(t *testing.T, boot *testPeer, opts ...Option) *testPeer {
 // setupPeerTB is setupPeer for benchmarks and fuzz targets too.
 func setupPeerTB(t testing.TB, boot *testPeer, opts ...Option) *testPeer {
 	t.Helper()
+	return startPeer(t, boot, nil, opts, nil)
+}
+
+// startPeer starts a test peer: a key, a host on loopback, a private DHT
+// joined through boot (when there is one), a real Badger, an escrow with
+// escOpts that tells the market about timer decisions (as node wires it)
+// and the market with opts. started, if set, runs once the escrow has
+// started and before the market does; what it registers with t.Cleanup
+// runs after the market closes and before the escrow does.
+func startPeer(t testing.TB, boot *testPeer, escOpts []escrow.Option, opts []Option, started func(*escrow.Escrow)) *testPeer {
+	t.Helper()
 	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	require.NoError(t, err)
 	h, err := libp2p.New(libp2p.Identity(key), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
@@ -55,14 +66,17 @@ func setupPeerTB(t testing.TB, boot *testPeer, opts ...Option) *testPeer {
 	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil).WithMemTableSize(8 << 20))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	// The escrow tells the market about timer decisions, as node wires it.
 	var m *Market
-	esc, err := escrow.New(db, key, escrow.WithOnSettle(func(rec escrow.Record) { m.SettleDecided(rec) }))
+	escOpts = append(escOpts, escrow.WithOnSettle(func(rec escrow.Record) { m.SettleDecided(rec) }))
+	esc, err := escrow.New(db, key, escOpts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { esc.Close() })
 	m, err = New(h, db, key, r, esc, opts...)
 	require.NoError(t, err)
 	require.NoError(t, esc.Start(context.Background()))
+	if started != nil {
+		started(esc)
+	}
 	t.Cleanup(func() { m.Close() })
 	require.NoError(t, m.Start(context.Background()))
 	return &testPeer{host: h, routing: r, market: m, key: key}

@@ -1,20 +1,13 @@
 package market
 
 import (
-	"context"
-	"crypto/rand"
 	"encoding/json"
 	"math/big"
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
@@ -55,31 +48,12 @@ func setupEVMPeer(t *testing.T, boot *testPeer, c *evmChain, tokens int64, opts 
 		RedeemInterval: 200 * time.Millisecond, ReconcileInterval: 200 * time.Millisecond, LineChunk: tokens / 2,
 	}, ek)
 	require.NoError(t, err)
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	require.NoError(t, err)
-	h, err := libp2p.New(libp2p.Identity(key), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	require.NoError(t, err)
-	t.Cleanup(func() { h.Close() })
-	r, err := dht.New(h, testNetwork, dht.BootstrapPeers(peer.AddrInfo{ID: boot.host.ID(), Addrs: boot.host.Addrs()}))
-	require.NoError(t, err)
-	t.Cleanup(func() { r.Close() })
-	require.NoError(t, r.Start())
-	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil).WithMemTableSize(8 << 20))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	var m *Market
-	esc, err := escrow.New(db, key, escrow.WithRail(st), escrow.WithOnSettle(func(rec escrow.Record) { m.SettleDecided(rec) }))
-	require.NoError(t, err)
-	t.Cleanup(func() { esc.Close() })
 	opts = append(opts, ListingSettlement(&Settlement{Rail: escrow.RailEVM, Escrow: c.dep.Escrow.Hex(), PayTo: st.Address()}))
-	m, err = New(h, db, key, r, esc, opts...)
-	require.NoError(t, err)
-	require.NoError(t, esc.Start(context.Background()))
-	require.NoError(t, st.Start(esc))
-	t.Cleanup(func() { st.Close() }) // before the escrow closes
-	t.Cleanup(func() { m.Close() })
-	require.NoError(t, m.Start(context.Background()))
-	return &testPeer{host: h, routing: r, market: m, key: key}, st
+	p := startPeer(t, boot, []escrow.Option{escrow.WithRail(st)}, opts, func(esc *escrow.Escrow) {
+		require.NoError(t, st.Start(esc))
+		t.Cleanup(func() { st.Close() }) // before the escrow closes
+	})
+	return p, st
 }
 
 // TestEVMReceiptsScoreAsPaidOnTheBuyersChain: hires on the evm rail end in

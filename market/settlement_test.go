@@ -2,18 +2,12 @@ package market
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/builtin"
 )
@@ -45,28 +39,8 @@ func (r okRail) Release(_ context.Context, t escrow.LockTerms, _ json.RawMessage
 // and the listings name it with escrow contract escrowAddr.
 func setupRailPeer(t *testing.T, boot *testPeer, addr, escrowAddr string, opts ...Option) *testPeer {
 	t.Helper()
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	require.NoError(t, err)
-	h, err := libp2p.New(libp2p.Identity(key), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	require.NoError(t, err)
-	t.Cleanup(func() { h.Close() })
-	r, err := dht.New(h, testNetwork, dht.BootstrapPeers(peer.AddrInfo{ID: boot.host.ID(), Addrs: boot.host.Addrs()}))
-	require.NoError(t, err)
-	t.Cleanup(func() { r.Close() })
-	require.NoError(t, r.Start())
-	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil).WithMemTableSize(8 << 20))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	esc, err := escrow.New(db, key, escrow.WithRail(okRail{addr: addr}))
-	require.NoError(t, err)
-	t.Cleanup(func() { esc.Close() })
 	opts = append(opts, ListingSettlement(&Settlement{Rail: "fake", Escrow: escrowAddr, PayTo: addr}))
-	m, err := New(h, db, key, r, esc, opts...)
-	require.NoError(t, err)
-	require.NoError(t, esc.Start(context.Background()))
-	t.Cleanup(func() { m.Close() })
-	require.NoError(t, m.Start(context.Background()))
-	return &testPeer{host: h, routing: r, market: m, key: key}
+	return startPeer(t, boot, []escrow.Option{escrow.WithRail(okRail{addr: addr})}, opts, nil)
 }
 
 // TestHireOnlySellersThisNodeCanPay: a listing names its seller's rail,

@@ -100,16 +100,8 @@ func wireOf(t testing.TB, rs ...escrow.Receipt) [][]byte {
 func TestReceiptPaymentsCountOnlyWhatMovedOnChain(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	p := evmtest.StartProxy(t, n.a.URL)
-	bk, err := GenerateKey()
-	require.NoError(t, err)
-	sk, err := GenerateKey()
-	require.NoError(t, err)
-	n.fundGas(t, bk.Address())
-	n.fundGas(t, sk.Address())
-	n.mint(t, bk.Address(), 10_000_000)
 	// The buyer reads the chain through a proxy it can lose.
-	buyer := newRailNode(t, n, bk, p.URL, SettlerConfig{LineChunk: 1_000_000})
-	seller := newRailNode(t, n, sk, n.a.URL, SettlerConfig{})
+	buyer, seller := newBuyerAndSeller(t, n, p.URL, 10_000_000, 1_000_000)
 	ctx := t.Context()
 	_, depositTx, err := buyer.s.Deposit(ctx, 5_000_000)
 	require.NoError(t, err)
@@ -133,7 +125,7 @@ func TestReceiptPaymentsCountOnlyWhatMovedOnChain(t *testing.T) {
 		pay, err := DecodePayment(rs[id].Payment)
 		require.NoError(t, err, "job %s", id)
 		require.Equal(t, Payment{Outcome: escrow.RailPaid, ChainID: uint64(n.a.ChainID), Escrow: n.dep.Escrow, JobID: JobID(id),
-			Buyer: bk.Address(), Seller: sk.Address(), Amount: 40_000, Tx: common.HexToHash(rec.ChainTx), Block: rec.ChainBlock}, *pay)
+			Buyer: buyer.key.Address(), Seller: seller.key.Address(), Amount: 40_000, Tx: common.HexToHash(rec.ChainTx), Block: rec.ChainBlock}, *pay)
 		require.NotZero(t, pay.Block)
 	}
 
@@ -155,7 +147,7 @@ func TestReceiptPaymentsCountOnlyWhatMovedOnChain(t *testing.T) {
 			m["tx"] = common.HexToHash("0xdead").Hex()
 		}), escrow.ErrForged},
 		{"the amount raised", withPayment(t, honest, func(m map[string]any) { m["amount"] = "4000000" }), escrow.ErrForged},
-		{"paid to someone else", withPayment(t, honest, func(m map[string]any) { m["seller"] = bk.Address().Hex() }), escrow.ErrForged},
+		{"paid to someone else", withPayment(t, honest, func(m map[string]any) { m["seller"] = buyer.key.Address().Hex() }), escrow.ErrForged},
 		{"a transaction not mined yet, its block in the future", withPayment(t, honest, func(m map[string]any) {
 			m["tx"], m["block"] = common.HexToHash("0xbeef").Hex(), far.Uint64()
 		}), escrow.ErrNotPaid},
@@ -302,16 +294,8 @@ func TestReceiptPaymentOfAnotherAmountIsForged(t *testing.T) {
 // each payment checked against anvil once and then from the cache.
 func BenchmarkSummarizeEVMReceipts(b *testing.B) {
 	n := newAnvilNet(b, time.Hour, 1)
-	bk, err := GenerateKey()
-	require.NoError(b, err)
-	sk, err := GenerateKey()
-	require.NoError(b, err)
-	n.fundGas(b, bk.Address())
-	n.fundGas(b, sk.Address())
-	n.mint(b, bk.Address(), 100_000_000)
-	buyer := newRailNode(b, n, bk, n.a.URL, SettlerConfig{LineChunk: 50_000_000})
-	seller := newRailNode(b, n, sk, n.a.URL, SettlerConfig{})
-	_, _, err = buyer.s.Deposit(context.Background(), 50_000_000)
+	buyer, seller := newBuyerAndSeller(b, n, n.a.URL, 100_000_000, 50_000_000)
+	_, _, err := buyer.s.Deposit(context.Background(), 50_000_000)
 	require.NoError(b, err)
 	ids := make([]string, 200)
 	for i := range ids {

@@ -134,18 +134,25 @@ func (n *anvilNet) fundGas(t testing.TB, a common.Address) {
 	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "anvil_setBalance", a, "0x56BC75E2D63100000")) // 100 ETH
 }
 
-func newSettlerNet(t *testing.T) (*anvilNet, *railNode, *railNode) {
+// newBuyerAndSeller makes a buyer and a seller on n with gas money, the
+// buyer with mint tokens, reading the chain through buyerRPC and opening
+// lines of chunk.
+func newBuyerAndSeller(t testing.TB, n *anvilNet, buyerRPC string, mint, chunk int64) (buyer, seller *railNode) {
 	t.Helper()
-	n := newAnvilNet(t, time.Hour, 1)
 	bk, err := GenerateKey()
 	require.NoError(t, err)
 	sk, err := GenerateKey()
 	require.NoError(t, err)
 	n.fundGas(t, bk.Address())
 	n.fundGas(t, sk.Address())
-	n.mint(t, bk.Address(), 10_000_000)
-	buyer := newRailNode(t, n, bk, n.a.URL, SettlerConfig{LineChunk: 1_000_000})
-	seller := newRailNode(t, n, sk, n.a.URL, SettlerConfig{})
+	n.mint(t, bk.Address(), mint)
+	return newRailNode(t, n, bk, buyerRPC, SettlerConfig{LineChunk: chunk}), newRailNode(t, n, sk, n.a.URL, SettlerConfig{})
+}
+
+func newSettlerNet(t *testing.T) (*anvilNet, *railNode, *railNode) {
+	t.Helper()
+	n := newAnvilNet(t, time.Hour, 1)
+	buyer, seller := newBuyerAndSeller(t, n, n.a.URL, 10_000_000, 1_000_000)
 	got, _, err := buyer.s.Deposit(t.Context(), 5_000_000)
 	require.NoError(t, err)
 	require.Equal(t, int64(5_000_000), got)
