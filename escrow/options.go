@@ -42,6 +42,7 @@ type config struct {
 	onSettle      func(Record)
 	undecided     func(context.Context, Record)
 	rail          Rail
+	receiptScan   int // records a page of receipts reads at most
 }
 
 func defaultConfig() config {
@@ -51,6 +52,7 @@ func defaultConfig() config {
 		settleGrace:   DefaultSettleGrace,
 		finality:      DefaultFinality,
 		logger:        slog.Default(),
+		receiptScan:   maxReceiptScan,
 	}
 }
 

@@ -211,16 +211,23 @@ type ReceiptFilter struct {
 // maxReceiptPage caps a page of receipts.
 const maxReceiptPage = 200
 
+// maxReceiptScan caps the records one page reads: GET /receipts is open to
+// anyone, and a filter that few records match must not make one request
+// read every job this node ever sold. A page that stops there may hold
+// fewer than its limit, even none, with a cursor to go on from.
+const maxReceiptScan = 4096
+
 // Receipts returns receipts of jobs this node sold that the buyer settled
 // with a signed decision, in job ID order after f.After, and the cursor of
-// the next page ("" when there is none). Jobs settled only by a timer have
-// no buyer-signed settle and are no receipt.
+// the next page ("" when there is none: only an empty cursor means the
+// end, see maxReceiptScan). Jobs settled only by a timer have no
+// buyer-signed settle and are no receipt.
 func (e *Escrow) Receipts(ctx context.Context, f ReceiptFilter) ([]Receipt, string, error) {
 	if f.Limit <= 0 || f.Limit > maxReceiptPage {
 		f.Limit = maxReceiptPage
 	}
 	var out []Receipt
-	next := ""
+	next, lastID := "", ""
 	err := e.view(ctx, func(txn *tx) error {
 		prefix := []byte(jobPrefix + string(RoleSeller) + "/")
 		opts := badger.DefaultIteratorOptions
@@ -231,11 +238,18 @@ func (e *Escrow) Receipts(ctx context.Context, f ReceiptFilter) ([]Receipt, stri
 		if f.After != "" {
 			start = append(jobKey(RoleSeller, f.After), 0)
 		}
+		scanned := 0
 		for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
 			_, id, err := parseJobKey(it.Item().Key())
 			if err != nil {
 				continue
 			}
+			if scanned == e.cfg.receiptScan {
+				next = lastID
+				return nil
+			}
+			scanned++
+			lastID = id
 			r, err := loadRecord(txn, RoleSeller, id)
 			if err != nil || !f.matches(r) {
 				continue
