@@ -75,6 +75,20 @@ func runDiskFull(t *testing.T, victim string, sum *tally) {
 	c.checkDiskFull(t, d)
 	c.freeDisk(t, d, filler)
 
+	// Full to the last byte while a job runs, as by a program that wants
+	// all of it: the reserve the node releases is taken too.
+	waitReserve(t, d)
+	m = c.watchFor(t, c.liar, "accepted")
+	hire = c.hireAsync(c.liar, hireTimeout)
+	m.wait(t)
+	fillers := fillToTheLastByte(t, mnt, d)
+	c.injected(1)
+	t.Logf("disk filled to the last byte during the job: %s", <-hire)
+	c.checkDiskFull(t, d)
+	for _, f := range fillers {
+		c.freeDisk(t, d, f)
+	}
+
 	if h := c.hire(c.honest, hireTimeout); h.info.Outcome != "released" {
 		t.Errorf("after space was freed, hires must work again: %s", h)
 	}
@@ -126,16 +140,58 @@ func mountTmpfs(t *testing.T, size int) string {
 	return dir
 }
 
+// reserveOf is the path of d's disk reserve (node/storage.go).
+func reserveOf(d *daemon) string { return filepath.Join(d.repo, "data", "swarmwage.reserve") }
+
+// waitReserve waits until d has made its disk reserve.
+func waitReserve(t *testing.T, d *daemon) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(reserveOf(d)); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon %s made no disk reserve with room to spare", d.name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fillToTheLastByte fills dir to the last byte, waits for d to release its
+// reserve, and takes that too. It returns the files it wrote.
+func fillToTheLastByte(t *testing.T, dir string, d *daemon) []string {
+	t.Helper()
+	first := fillAs(t, dir, "filler-1", 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(reserveOf(d)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon %s kept its reserve on a full disk", d.name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return []string{first, fillAs(t, dir, "filler-2", 0)}
+}
+
 // fill writes a file into dir until only left bytes are free and returns
 // its path.
 func fill(t *testing.T, dir string, left int64) string {
+	t.Helper()
+	return fillAs(t, dir, "filler", left)
+}
+
+// fillAs is fill with the file's name.
+func fillAs(t *testing.T, dir, name string, left int64) string {
 	t.Helper()
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
 	free := int64(st.Bavail) * st.Bsize
-	path := filepath.Join(dir, "filler")
+	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
