@@ -127,7 +127,7 @@ func (d *daemon) tryStart(failpoints string) error {
 		return err
 	}
 	fmt.Fprintf(logf, "=== start %d at %s, %s=%q\n", d.starts, time.Now().Format(time.RFC3339Nano), failpoint.EnvVar, failpoints)
-	cmd := exec.Command(bin, "--repo", d.repo, "daemon", "--log-level", "info")
+	cmd := exec.Command(bin.Path(), "--repo", d.repo, "daemon", "--log-level", "info")
 	cmd.Env = append(baseEnv(), failpoint.EnvVar+"="+failpoints)
 	cmd.Stderr = logf
 	// The daemon dies with the test binary, whatever ends it.
@@ -322,7 +322,7 @@ func (d *daemon) run(timeout time.Duration, args ...string) cliResult {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	full := append([]string{"--repo", d.repo}, args...)
-	cmd := exec.CommandContext(ctx, bin, full...)
+	cmd := exec.CommandContext(ctx, bin.Path(), full...)
 	cmd.Env = baseEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

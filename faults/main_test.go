@@ -4,14 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/swarmwage/swarmwage/internal/gobuild"
 )
 
 var (
@@ -22,7 +21,7 @@ var (
 
 // bin is the failpoints build of swarmwage, built once by TestMain and
 // shared by every test.
-var bin string
+var bin *gobuild.Binary
 
 // totals adds up what every test of this run did, for the summary TestMain
 // prints.
@@ -78,18 +77,8 @@ func TestMain(m *testing.M) {
 }
 
 // build compiles the swarmwage binary with failpoints into dir.
-func build(dir string) (string, error) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	out := filepath.Join(dir, "swarmwage")
-	cmd := exec.Command(goBin, "build", "-tags", "failpoints", "-o", out, "./cmd/swarmwage")
-	cmd.Dir = ".."
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build -tags failpoints ./cmd/swarmwage: %w\n%s", err, strings.TrimSpace(string(msg)))
-	}
-	return out, nil
+func build(dir string) (*gobuild.Binary, error) {
+	return gobuild.Build("..", "./cmd/swarmwage", filepath.Join(dir, "swarmwage"), "failpoints")
 }
 
 // soakEnabled reports whether the soak was asked for.

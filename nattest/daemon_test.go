@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/internal/gobuild"
 )
 
 var (
@@ -24,8 +26,8 @@ var (
 	verbose = flag.Bool("nat.v", false, "print the daemons' logs")
 )
 
-// binPath is the swarmwage binary, built once by TestMain.
-var binPath string
+// bin is the swarmwage binary, built once by TestMain.
+var bin *gobuild.Binary
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -39,10 +41,8 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binPath = filepath.Join(dir, "swarmwage")
-	build := exec.Command("go", "build", "-o", binPath, "../cmd/swarmwage")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	bin, err = gobuild.Build("..", "./cmd/swarmwage", filepath.Join(dir, "swarmwage"))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build swarmwage:", err)
 		return 1
 	}
@@ -87,7 +87,7 @@ func (p *peer) cli(t *testing.T, args ...string) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.tp.ns[p.role], binPath, "--repo", p.repo}, args...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.tp.ns[p.role], bin.Path(), "--repo", p.repo}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+p.repo, "SWARMWAGE_REPO=")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -126,7 +126,7 @@ func (p *peer) start(t *testing.T, args ...string) {
 	log := filepath.Join(filepath.Dir(p.repo), fmt.Sprintf("%s.%d.log", p.role, len(p.logs)))
 	f, err := os.Create(log)
 	require.NoError(t, err)
-	cmd := exec.Command("ip", append([]string{"netns", "exec", p.tp.ns[p.role], binPath, "--repo", p.repo,
+	cmd := exec.Command("ip", append([]string{"netns", "exec", p.tp.ns[p.role], bin.Path(), "--repo", p.repo,
 		"daemon", "--log-level", "info"}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+p.repo, "SWARMWAGE_REPO=")
 	stdout, err := cmd.StdoutPipe()
