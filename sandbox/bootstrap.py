@@ -2,7 +2,8 @@
 # _swarmwage_boot, which `python -S -B -c "import _swarmwage_boot"` runs (see
 # bootstrap.go). It sets the interpreter up, then blocks reading the job from
 # stdin: 8 bytes of little-endian code length, the code (UTF-8), and after it
-# the job's own stdin. Everything before that read is paid while the
+# the job's own stdin. Everything before that read is paid once, in the
+# snapshot every instance starts from (snapshot.go), or while the
 # interpreter waits in the pool.
 def _boot():
     import posix, sys, time, select, builtins, atexit
@@ -42,7 +43,18 @@ def _boot():
             n -= len(b)
         return b"".join(parts)
 
-    src = read(int.from_bytes(read(8), "little")).decode("utf-8")
+    # The first read asks for 1 MiB: a snapshot saves the wasm stack into
+    # its buffer (snapshot.go). The host answers it with no more than the
+    # length and the code, so the job's own stdin stays for sys.stdin.
+    got = posix.read(0, 1 << 20)
+    if len(got) < 8:
+        got += read(8 - len(got))
+    n = int.from_bytes(got[:8], "little")
+    code = got[8:]
+    if len(code) < n:
+        code += read(n - len(code))
+    src = code.decode("utf-8")
+    del got, code
 
     main = type(sys)("__main__")
     main.__builtins__ = builtins

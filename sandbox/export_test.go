@@ -14,6 +14,19 @@ func WithoutTerminationForTest(tb testing.TB) Option {
 	}
 }
 
+// WithoutSnapshotForTest starts every instance with CPython's own start-up
+// instead of restoring the snapshot, so tests can compare the two.
+func WithoutSnapshotForTest(tb testing.TB) Option {
+	tb.Helper()
+	return func(c *config) error {
+		c.noSnapshot = true
+		return nil
+	}
+}
+
+// Snapshotted reports whether s restores its instances from a snapshot.
+func (s *Sandbox) Snapshotted() bool { return s.snap != nil }
+
 // CPULoop is the CPU-bound program of Bench.
 const CPULoop = cpuLoop
 

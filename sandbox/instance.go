@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -80,6 +81,10 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 		WithNanosleep(inst.nanosleep).
 		WithOsyield(inst.yield)
 	mctx := experimental.WithMemoryAllocator(ictx, s.alloc)
+	if s.snap != nil {
+		mctx = experimental.WithMemoryAllocator(ictx, s.snapAlloc)
+		cfg = cfg.WithStartFunctions()
+	}
 
 	s.mu.RLock()
 	if s.ctx.Err() != nil {
@@ -92,6 +97,9 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 	go func() {
 		defer s.wg.Done()
 		mod, err := s.runtime.InstantiateModule(mctx, s.module, cfg)
+		if err == nil && s.snap != nil {
+			err = s.resume(ictx, mod, inst.stdin)
+		}
 		if mod != nil {
 			_ = mod.Close(context.Background())
 		}
@@ -112,6 +120,22 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 		inst.discard()
 		return nil, ctx.Err()
 	}
+}
+
+// resume runs an instance restored from the snapshot: it rewinds into the
+// bootstrap's first read of stdin, which waits for the job as in an
+// interpreter that started CPython itself.
+func (s *Sandbox) resume(ctx context.Context, mod api.Module, stdin *jobReader) error {
+	stop := mod.ExportedFunction(asyncifyStopRewind)
+	stdin.resume = func() error {
+		_, err := stop.Call(ctx)
+		return err
+	}
+	if err := restore(ctx, mod, s.snap, s.globals); err != nil {
+		return err
+	}
+	_, err := mod.ExportedFunction("_start").Call(ctx)
+	return err
 }
 
 // discard stops an interpreter that will get no job.
@@ -245,6 +269,10 @@ type jobReader struct {
 	gone     <-chan struct{} // the instance's ctx.Done
 	buf      []byte
 	fed      bool
+	headDone bool // the first read after the feed has been answered
+	// resume, when set, is called at the first Read: it ends the rewind of
+	// an instance restored from a snapshot (Read is where it rewinds to).
+	resume func() error
 }
 
 func newJobReader(gone <-chan struct{}) *jobReader {
@@ -255,6 +283,13 @@ func (r *jobReader) feed(payload []byte) { r.jobs <- payload }
 
 // Read implements io.Reader; only the guest's goroutine calls it.
 func (r *jobReader) Read(p []byte) (int, error) {
+	if r.resume != nil {
+		resume := r.resume
+		r.resume = nil
+		if err := resume(); err != nil {
+			return 0, fmt.Errorf("resume from the snapshot: %w", err)
+		}
+	}
 	if !r.fed {
 		r.waitOnce.Do(func() { close(r.waiting) })
 		select {
@@ -266,6 +301,14 @@ func (r *jobReader) Read(p []byte) (int, error) {
 	}
 	if len(r.buf) == 0 {
 		return 0, io.EOF
+	}
+	if !r.headDone {
+		// The bootstrap's first read is 1 MiB; it gets the header and the
+		// code only, and the job's stdin stays for sys.stdin.
+		r.headDone = true
+		if head := 8 + binary.LittleEndian.Uint64(r.buf); len(r.buf) >= 8 && head < uint64(len(p)) {
+			p = p[:head]
+		}
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]

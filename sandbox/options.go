@@ -44,6 +44,10 @@ type config struct {
 	// instrumentLoops: what it costs, measured, but timeouts cannot stop a
 	// busy guest. Benchmarks only.
 	noTermination bool
+	// noSnapshot starts every instance with CPython's own start-up
+	// instead of restoring the snapshot (snapshot.go). Tests and
+	// benchmarks only.
+	noSnapshot bool
 }
 
 func defaultConfig() config {

@@ -25,17 +25,28 @@
 // never mistakes a guest's code (os._exit(-1) reaches wazero as its
 // reserved 0xffffffff) for either.
 //
-// Speed comes from five things. The compiled module is cached on disk
-// (WithCacheDir). Every linear memory starts as a copy-on-write mapping of
-// the build's initial memory image (memory_linux.go), so an instance costs
-// the pages its interpreter writes, not a copy of 24,171 data segments. The standard library, which the build ships as a zip inside
-// its data segment, is served from memory as a read-only directory, each
-// file inflated on first use, because zipimport is slow in wasm. The
-// bootstrap is compiled once per build, not at every start-up. A small pool
-// of interpreters that have already started CPython waits for code on
-// stdin, so a job does not pay the ~75 ms start-up; each job still gets a
-// fresh instance that no other job touched, and the pool refills in the
-// background.
+// Speed comes from six things. Every instance starts from a snapshot
+// (snapshot.go): New starts one interpreter, and when its bootstrap first
+// reads stdin for a job, Binaryen's Asyncify (python/refresh.sh instruments
+// the build with it) saves the wasm stack into linear memory and returns to
+// the host, which keeps that memory and the globals. An instance restored
+// from it maps the memory copy-on-write and rewinds into that read: a
+// fresh interpreter that no job touched, for ~2.5 ms of CPU instead of
+// CPython's ~35 ms start-up. Its one shared random value is CPython's str
+// hash secret (see snapshot.go for why that is acceptable); random,
+// secrets, uuid and os.urandom differ per job. New probes a restored
+// instance with a job and, if that fails, every instance runs CPython's
+// start-up itself. The compiled module is cached on disk (WithCacheDir).
+// Every linear memory starts as a copy-on-write mapping of an image
+// (memory_linux.go): the snapshot's, or the build's data segments, so an
+// instance costs the pages its interpreter writes, not a copy. The
+// standard library, which the build ships as a zip inside its data
+// segment, is served from memory as a read-only directory, each file
+// inflated on first use, because zipimport is slow in wasm. The bootstrap
+// is compiled once per build for start-ups without a snapshot. A small
+// pool of interpreters already restored waits for code on stdin; each job
+// still gets a fresh instance that no other job touched, and the pool
+// refills in the background.
 //
 // A timeout stops a busy guest through a countdown that New adds at every
 // loop head of the build (interrupt.go), which calls the host every
@@ -43,12 +54,13 @@
 // at every iteration and cost 1.7x on CPU-bound code.
 //
 // Layout: sandbox.go (API), options.go, instance.go (one interpreter),
-// interrupt.go (the countdown),
-// bootstrap.py and bootstrap.go (the guest side of the job protocol and its
+// interrupt.go (the countdown), snapshot.go (the started interpreter
+// every instance restores), bootstrap.py and bootstrap.go (the guest side of the job protocol and its
 // precompilation), wasm.go (the embedded build and its standard library),
 // memory*.go (linear memory that grows in place), bench.go (the figures
-// behind `swarmwage bench sandbox`), python/ (the build, its VERSION,
-// SHA256, LICENSE and refresh.sh).
+// behind `swarmwage bench sandbox`), python/ (the instrumented build, its
+// VERSION, SHA256, UPSTREAM_SHA256, ASYNCIFY, LICENSE, refresh.sh, and the
+// asyncify helper refresh.sh runs).
 package sandbox
 
 import (
@@ -151,7 +163,9 @@ type Runtime struct {
 	PythonVersion string `json:"python_version"`
 	// Build names the interpreter build: npm package and version.
 	Build string `json:"build"`
-	// BuildSHA256 is the sha256 of the uncompressed python.wasm.
+	// BuildSHA256 is the sha256 of the uncompressed python.wasm as
+	// embedded: the package's build after python/refresh.sh instrumented
+	// it (python/UPSTREAM_SHA256 has the package's own).
 	BuildSHA256 string `json:"build_sha256"`
 	// Engine is the WebAssembly runtime, "wazero".
 	Engine string `json:"engine"`
@@ -192,6 +206,11 @@ type Sandbox struct {
 	guest   wazero.ModuleConfig // shared part of every instance's config
 	alloc   memoryAllocator
 	info    Runtime
+	// snap, when set, is where every instance starts (snapshot.go), from
+	// the memory snapAlloc maps; globals are the module's mutable globals.
+	snap      *snapshot
+	snapAlloc memoryAllocator
+	globals   []uint32
 
 	// ctx is the parent of every instance; Close cancels it.
 	ctx    context.Context
@@ -236,6 +255,10 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		if build.wasm, err = instrumentLoops(build.wasm, checkPeriod); err != nil {
 			return nil, fmt.Errorf("instrument python.wasm for timeouts: %w", err)
 		}
+	}
+	var globals []uint32
+	if build.wasm, globals, err = exportGlobals(build.wasm); err != nil {
+		return nil, fmt.Errorf("export the globals of python.wasm: %w", err)
 	}
 
 	s := &Sandbox{
@@ -296,7 +319,15 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 	} else {
 		build.stdlib[bootModulePath] = eagerNode(boot)
 	}
-	s.guest = guestConfig(newMemFS(build.stdlib), guestArgs(err == nil))
+	stdlib := newMemFS(build.stdlib)
+	s.guest = guestConfig(stdlib, guestArgs(err == nil))
+	s.globals = globals
+	if !cfg.noSnapshot {
+		// From the bootstrap's source: Asyncify instruments only the C
+		// functions on the stack of its first read (python/refresh.sh), and
+		// importing the compiled bootstrap would put others there.
+		s.startFromSnapshot(ctx, guestConfig(stdlib, guestArgs(false)))
+	}
 	s.info = Runtime{
 		Capability:    Capability,
 		Language:      LanguagePython,
@@ -320,6 +351,49 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		go s.fill()
 	}
 	return s, nil
+}
+
+// startFromSnapshot takes the snapshot every instance will start from.
+// Without one (a build without Asyncify, a failure) every instance runs
+// CPython's start-up itself, which is correct, only slower.
+func (s *Sandbox) startFromSnapshot(ctx context.Context, guest wazero.ModuleConfig) {
+	snap, err := s.takeSnapshot(ctx, guest)
+	if err != nil {
+		s.log.Warn("snapshot the started interpreter; each instance starts CPython itself", "err", err)
+		return
+	}
+	alloc, err := newMemoryAllocator(snap.image)
+	if err != nil {
+		s.log.Warn("map the snapshot; each instance starts CPython itself", "err", err)
+		return
+	}
+	snap.image = nil // the allocator has its own copy
+	s.snap, s.snapAlloc = snap, alloc
+	// A build whose instrumented functions are not the stack of the read
+	// would rewind wrongly: check a job before trusting it.
+	if err := s.probeSnapshot(ctx); err != nil {
+		s.log.Warn("an instance restored from the snapshot failed its probe job; each instance starts CPython itself", "err", err)
+		s.snap, s.snapAlloc = nil, nil
+		_ = alloc.Close()
+	}
+}
+
+// probeSnapshot runs a job, with its stdin, in an instance restored from
+// the snapshot and checks its output.
+func (s *Sandbox) probeSnapshot(ctx context.Context) error {
+	inst, err := s.start(ctx)
+	if err != nil {
+		return err
+	}
+	req := Request{Code: "import sys\nprint(sum(range(10)), sys.stdin.read())", Stdin: "probe"}
+	res, err := inst.run(ctx, jobPayload(req), bootCompileTimeout)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 || res.Stdout != "45 probe\n" || res.Stderr != "" {
+		return fmt.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return nil
 }
 
 // Runtime returns the descriptor served at
@@ -474,6 +548,9 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		}
 		if s.alloc != nil {
 			s.closeErr = errors.Join(s.closeErr, s.alloc.Close())
+		}
+		if s.snapAlloc != nil {
+			s.closeErr = errors.Join(s.closeErr, s.snapAlloc.Close())
 		}
 	})
 	return s.closeErr

