@@ -126,7 +126,7 @@ type BenchResult struct {
 	// that is not known.
 	PoolInstanceRSSMiB *float64 `json:"pool_instance_rss_mib"`
 	// PoolInstanceSharedMiB is what each also maps of the initial memory
-	// image, resident once for all of them.
+	// image (the snapshot's), resident once for all of them.
 	PoolInstanceSharedMiB *float64 `json:"pool_instance_shared_mib"`
 	// RSSPoolFullMiB is this process's resident memory with the pool
 	// full and no job running, after a garbage collection: what a daemon
@@ -419,10 +419,14 @@ func cpuTimes(ctx context.Context, s *Sandbox, python3 string) (inSandbox, nativ
 // nil where the system does not tell.
 func poolMemory(s *Sandbox) (perInstance, shared, total *float64) {
 	debug.FreeOSMemory()
-	if r, ok := s.alloc.resident(); ok && r.memories > 0 {
-		v := math.Round(float64(r.private)/float64(r.memories)/(1<<20)*100) / 100
+	alloc := s.alloc
+	if s.snapAlloc != nil {
+		alloc = s.snapAlloc // the pool's instances are restored from the snapshot
+	}
+	if r, ok := alloc.resident(); ok && r.memories > 0 {
+		v := math.Round(float64(r.private)/float64(r.memories)/(1<<20)*1000) / 1000
 		perInstance = &v
-		sh := math.Round(float64(r.shared)/float64(r.memories)/(1<<20)*100) / 100
+		sh := math.Round(float64(r.shared)/float64(r.memories)/(1<<20)*1000) / 1000
 		shared = &sh
 	}
 	if status, err := os.ReadFile("/proc/self/status"); err == nil {
