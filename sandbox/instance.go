@@ -128,8 +128,14 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 func (s *Sandbox) resume(ctx context.Context, mod api.Module, stdin *jobReader) error {
 	stop := mod.ExportedFunction(asyncifyStopRewind)
 	stdin.resume = func() error {
-		_, err := stop.Call(ctx)
-		return err
+		if _, err := stop.Call(ctx); err != nil {
+			return err
+		}
+		// Still before the job: the pool pays for the pages it will write.
+		if whole, ok := mod.Memory().Read(0, mod.Memory().Size()); ok {
+			s.snapAlloc.prefault(whole)
+		}
+		return nil
 	}
 	if err := restore(ctx, mod, s.snap, s.globals); err != nil {
 		return err

@@ -13,6 +13,13 @@ type memoryAllocator interface {
 	// resident tells how much of the live memories is in RAM; false where
 	// that is not known.
 	resident() (residency, bool)
+	// learnHot makes the next memory freed teach the allocator which
+	// pages of the image a job writes; prefault then copies those pages
+	// into a memory ahead of its job. Both do nothing where unsupported.
+	learnHot()
+	// prefault breaks the copy-on-write sharing of the hot pages of mem,
+	// a memory this allocator gave, so its job does not fault on them.
+	prefault(mem []byte)
 	// Close releases the image; memories still live keep working.
 	Close() error
 }

@@ -36,6 +36,10 @@ type mmapAllocator struct {
 
 	mu   sync.Mutex
 	live map[*mmapMemory]struct{}
+	// learning is set by learnHot until a memory is freed; hot is then
+	// the page numbers of the image that memory had written.
+	learning bool
+	hot      []int
 }
 
 // newMemoryAllocator returns the allocator; image, when not empty, is the
@@ -180,7 +184,68 @@ func (m *mmapMemory) Free() {
 		delete(m.owner.live, m)
 		buf := m.buf
 		m.buf = nil
+		learn := m.owner.learning
+		m.owner.learning = false
 		m.owner.mu.Unlock()
+		if learn {
+			m.owner.learnFrom(buf)
+		}
 		go func() { _ = unix.Munmap(buf) }()
 	})
+}
+
+// learnHot implements memoryAllocator.
+func (a *mmapAllocator) learnHot() {
+	a.mu.Lock()
+	a.learning = a.image != nil
+	a.mu.Unlock()
+}
+
+// learnFrom keeps the pages of the image that buf, a memory about to be
+// unmapped, has made its own.
+func (a *mmapAllocator) learnFrom(buf []byte) {
+	page := os.Getpagesize()
+	pages := a.imageLen / page
+	entries := make([]byte, 8*pages)
+	pagemap, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return
+	}
+	defer pagemap.Close()
+	if _, err := pagemap.ReadAt(entries, int64(uintptr(unsafe.Pointer(&buf[0]))/uintptr(page)*8)); err != nil {
+		return
+	}
+	var hot []int
+	for i := range pages {
+		const present, filePage = 1 << 63, 1 << 61
+		if e := binary.LittleEndian.Uint64(entries[8*i:]); e&present != 0 && e&filePage == 0 {
+			hot = append(hot, i)
+		}
+	}
+	a.mu.Lock()
+	a.hot = hot
+	a.mu.Unlock()
+}
+
+// prefault implements memoryAllocator with MADV_POPULATE_WRITE (Linux
+// 5.14), which copies the pages as a write would, over runs of hot pages.
+func (a *mmapAllocator) prefault(mem []byte) {
+	a.mu.Lock()
+	hot := a.hot
+	a.mu.Unlock()
+	page := os.Getpagesize()
+	for i := 0; i < len(hot); {
+		j := i + 1
+		for j < len(hot) && hot[j] == hot[j-1]+1 {
+			j++
+		}
+		from, to := hot[i]*page, (hot[j-1]+1)*page
+		if to > len(mem) {
+			break
+		}
+		if unix.Madvise(mem[from:to], unix.MADV_POPULATE_WRITE) != nil {
+			return // an older kernel: the job faults them in itself
+		}
+		i = j
+	}
 }

@@ -18,5 +18,11 @@ func (a heapAllocator) Allocate(_, maxBytes uint64) experimental.LinearMemory {
 // resident implements memoryAllocator: not known here.
 func (heapAllocator) resident() (residency, bool) { return residency{}, false }
 
+// learnHot implements memoryAllocator: a heap memory is its own already.
+func (heapAllocator) learnHot() {}
+
+// prefault implements memoryAllocator.
+func (heapAllocator) prefault([]byte) {}
+
 // Close implements memoryAllocator.
 func (heapAllocator) Close() error { return nil }

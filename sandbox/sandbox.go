@@ -371,6 +371,9 @@ func (s *Sandbox) startFromSnapshot(ctx context.Context, guest wazero.ModuleConf
 	s.snap, s.snapAlloc = snap, alloc
 	// A build whose instrumented functions are not the stack of the read
 	// would rewind wrongly: check a job before trusting it.
+	// The probe's memory also teaches the allocator which pages a job
+	// writes, so pooled instances copy them ahead of their jobs.
+	alloc.learnHot()
 	if err := s.probeSnapshot(ctx); err != nil {
 		s.log.Warn("an instance restored from the snapshot failed its probe job; each instance starts CPython itself", "err", err)
 		s.snap, s.snapAlloc = nil, nil
