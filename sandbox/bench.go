@@ -83,7 +83,8 @@ type BenchResult struct {
 	// Concurrency executing at a time, divided by the wall time from the
 	// first submission to the last result. Every job runs in an instance
 	// that no other job touched; all but the PoolSize waiting when the
-	// round began were started during it, so their start-up is in the
+	// round began were started during it (restored from the snapshot,
+	// or CPython's start-up without one), so their start-up is in the
 	// figure. The median of Rounds rounds.
 	JobsPerS *float64 `json:"jobs_per_s"`
 	// NativeJobsPerS is the same for `python3 -c 'print(1)'` processes
@@ -101,6 +102,10 @@ type BenchResult struct {
 	Concurrency int `json:"concurrency"`
 	// PoolSize is the number of pre-started interpreters.
 	PoolSize int `json:"pool_size"`
+	// Snapshot is whether the instances were restored from a snapshot of
+	// a started interpreter (snapshot.go) rather than each running
+	// CPython's start-up.
+	Snapshot bool `json:"snapshot"`
 	// ColdFirstJobMS is New plus the first job with an empty compile cache.
 	ColdFirstJobMS *float64 `json:"cold_first_job_ms"`
 	// ColdFirstJobCachedMS is the same with the compile cache filled.
@@ -179,7 +184,7 @@ func Bench(ctx context.Context, opts BenchOptions) (res BenchResult, err error) 
 		return res, err
 	}
 	defer func() { err = errors.Join(err, s.Close(context.Background())) }()
-	res.PoolSize = s.cfg.poolSize
+	res.PoolSize, res.Snapshot = s.cfg.poolSize, s.snap != nil
 
 	progress("memory with the pool full")
 	if err := s.WaitReady(ctx); err != nil {

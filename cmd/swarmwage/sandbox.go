@@ -166,7 +166,7 @@ func benchSandboxCommand() *cli.Command {
 		Usage: "measure the sandbox: warm job latency, sustained jobs per second against native python3 processes, cold start, timeouts, memory, CPU-bound speed against native python3",
 		Description: "Compiles into a temporary cache (the cold figures need an empty one), so it takes a while.\n" +
 			"jobs_per_s: --jobs print(1) jobs submitted at once, --concurrency executing at a time, each in an interpreter no\n" +
-			"other job touched and all but the pool's few started during the round, over the wall time to the last result;\n" +
+			"other job touched and all but the pool's few started (restored from the snapshot) during the round, over the wall time to the last result;\n" +
 			"native_jobs_per_s: the same number of `python3 -c 'print(1)'` processes, as many at a time, python3 resolved to\n" +
 			"its executable; --rounds rounds alternate the two and the figures are medians (jobs_per_s_vs_native: of each\n" +
 			"round's ratio). cpu_ratio_vs_python3: the loop in cpu_loop, fastest of 3 in each, sandbox over native.\n" +

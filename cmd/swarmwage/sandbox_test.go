@@ -93,6 +93,7 @@ func TestBenchSandboxJSON(t *testing.T) {
 		require.Positive(t, doc[key], key)
 	}
 	require.Contains(t, doc, "timeout_overshoot_p50_ms")
+	require.Equal(t, true, doc["snapshot"], "instances are restored from the snapshot")
 	require.GreaterOrEqual(t, doc["timeout_overshoot_max_ms"], doc["timeout_overshoot_p50_ms"])
 	require.EqualValues(t, 6, doc["throughput_jobs"])
 	require.EqualValues(t, 2, doc["rounds"])
@@ -114,7 +115,7 @@ func TestBenchSandboxJSON(t *testing.T) {
 		}
 		require.Empty(t, doc["python3"])
 	}
-	require.Len(t, doc, 22)
+	require.Len(t, doc, 23)
 }
 
 func TestBenchNeedsSubcommand(t *testing.T) {
