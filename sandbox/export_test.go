@@ -24,6 +24,17 @@ func WithoutSnapshotForTest(tb testing.TB) Option {
 	}
 }
 
+// WithFailingProbeForTest makes the snapshot's probe job expect another
+// output, as a build whose instrumented stack no longer matches the
+// bootstrap would fail it, so tests can see New fall back.
+func WithFailingProbeForTest(tb testing.TB) Option {
+	tb.Helper()
+	return func(c *config) error {
+		c.probeStdout = "not what the probe prints"
+		return nil
+	}
+}
+
 // Snapshotted reports whether s restores its instances from a snapshot.
 func (s *Sandbox) Snapshotted() bool { return s.snap != nil }
 

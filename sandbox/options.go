@@ -48,10 +48,14 @@ type config struct {
 	// instead of restoring the snapshot (snapshot.go). Tests and
 	// benchmarks only.
 	noSnapshot bool
+	// probeStdout is what the snapshot's probe job must print
+	// (probeSnapshot); tests change it to make the probe fail.
+	probeStdout string
 }
 
 func defaultConfig() config {
 	return config{
+		probeStdout:   "45 probe\n",
 		poolSize:      DefaultPoolSize,
 		memoryMB:      DefaultMemoryLimitMB,
 		outputLimit:   DefaultOutputLimit,

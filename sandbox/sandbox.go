@@ -393,7 +393,7 @@ func (s *Sandbox) probeSnapshot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if res.ExitCode != 0 || res.Stdout != "45 probe\n" || res.Stderr != "" {
+	if res.ExitCode != 0 || res.Stdout != s.cfg.probeStdout || res.Stderr != "" {
 		return fmt.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	return nil

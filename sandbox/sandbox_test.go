@@ -649,3 +649,17 @@ func TestBenchCPURatioSurvivesBrokenPython3(t *testing.T) {
 	require.Error(t, nativeErr)
 	require.Nil(t, ratio)
 }
+
+// TestFailedProbeFallsBackToFullStartUps: when an instance restored from
+// the snapshot fails the probe job (a build whose instrumented stack no
+// longer matches the bootstrap), New drops the snapshot and every job
+// still runs, each in an interpreter that started itself.
+func TestFailedProbeFallsBackToFullStartUps(t *testing.T) {
+	s := setupSandbox(t, sandbox.WithPoolSize(1), sandbox.WithFailingProbeForTest(t))
+	require.False(t, s.Snapshotted(), "a failed probe must drop the snapshot")
+	for range 3 {
+		res := run(t, s, sandbox.Request{Code: "import sys\nprint(sys.stdin.read() * 2)", Stdin: "ab"})
+		require.Equal(t, 0, res.ExitCode, res.Stderr)
+		require.Equal(t, "abab\n", res.Stdout)
+	}
+}
