@@ -32,7 +32,9 @@ import (
 // hash secret lives as long as the Sandbox. What it protects against is
 // hash flooding by whoever chooses a dict's keys, and in a job that is the
 // buyer who sent the job; a job that learns the secret (hash values show
-// it) learns nothing about another job's data and cannot reach it.
+// it) learns nothing about another job's data and cannot reach it. It is
+// what a fork server gives its workers (multiprocessing's fork, gunicorn):
+// they share the parent's secret, and Python documents that as expected.
 type snapshot struct {
 	image   []byte   // the linear memory, whole
 	globals []uint64 // the value of every mutable global, by exportGlobals' names
