@@ -34,7 +34,7 @@ import (
 // buyer who sent the job; a job that learns the secret (hash values show
 // it) learns nothing about another job's data and cannot reach it. It is
 // what a fork server gives its workers (multiprocessing's fork, gunicorn):
-// they share the parent's secret, and Python documents that as expected.
+// they share the parent's secret.
 type snapshot struct {
 	image   []byte   // the linear memory, whole
 	globals []uint64 // the value of every mutable global, by exportGlobals' names
