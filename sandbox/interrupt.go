@@ -58,27 +58,12 @@ const (
 // accepts the instruction set of WebAssembly 2.0 without SIMD; anything
 // else is an error, never a module left partly instrumented.
 func instrumentLoops(wasm []byte, period uint32) ([]byte, error) {
-	if len(wasm) < 8 || !bytes.Equal(wasm[:8], []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, fmt.Errorf("%w: bad header", errMalformedWasm)
-	}
 	if period == 0 || period > 1<<30 {
 		return nil, fmt.Errorf("instrument loops: period %d", period)
 	}
-	type section struct {
-		id   byte
-		body []byte
-	}
-	var secs []section
-	r := &wasmReader{b: wasm[8:]}
-	for len(r.b) > 0 && r.err == nil {
-		id := r.byte()
-		body := r.bytes(r.u32())
-		if id != sectionCustom {
-			secs = append(secs, section{id, body})
-		}
-	}
-	if r.err != nil {
-		return nil, r.err
+	secs, err := splitSections(wasm, false)
+	if err != nil {
+		return nil, err
 	}
 
 	yield, importedGlobals, found := uint32(0), uint32(0), false
@@ -125,7 +110,7 @@ func instrumentLoops(wasm []byte, period uint32) ([]byte, error) {
 				break
 			}
 		}
-		secs = append(secs[:at], append([]section{{sectionGlobal, append(appendU32(nil, 1), newGlobal...)}}, secs[at:]...)...)
+		secs = append(secs[:at], append([]wasmSection{{sectionGlobal, append(appendU32(nil, 1), newGlobal...)}}, secs[at:]...)...)
 		if codeSec >= at {
 			codeSec++
 		}
@@ -137,14 +122,48 @@ func instrumentLoops(wasm []byte, period uint32) ([]byte, error) {
 		return nil, err
 	}
 	secs[codeSec].body = code
+	return joinSections(secs, len(wasm)), nil
+}
 
-	out := append(make([]byte, 0, len(wasm)), wasm[:8]...)
+// wasmSection is one section of a wasm module.
+type wasmSection struct {
+	id   byte
+	body []byte
+}
+
+// splitSections checks wasm's header and returns its sections in order;
+// custom sections (names, debug info) only if keepCustom.
+func splitSections(wasm []byte, keepCustom bool) ([]wasmSection, error) {
+	if len(wasm) < 8 || !bytes.Equal(wasm[:8], []byte(wasmHeader)) {
+		return nil, fmt.Errorf("%w: bad header", errMalformedWasm)
+	}
+	var secs []wasmSection
+	r := &wasmReader{b: wasm[8:]}
+	for len(r.b) > 0 && r.err == nil {
+		id := r.byte()
+		body := r.bytes(r.u32())
+		if keepCustom || id != sectionCustom {
+			secs = append(secs, wasmSection{id, body})
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return secs, nil
+}
+
+// wasmHeader is the magic number and version 1 of a wasm module.
+const wasmHeader = "\x00asm\x01\x00\x00\x00"
+
+// joinSections is the module of secs; sizeHint is its expected size.
+func joinSections(secs []wasmSection, sizeHint int) []byte {
+	out := append(make([]byte, 0, sizeHint), wasmHeader...)
 	for _, s := range secs {
 		out = append(out, s.id)
 		out = appendU32(out, uint32(len(s.body)))
 		out = append(out, s.body...)
 	}
-	return out, nil
+	return out
 }
 
 // findYield returns the function index of the sched_yield import and how

@@ -79,21 +79,9 @@ func hasAsyncify(mod api.Module) bool {
 // and restore them, and how many there are. An imported global is an
 // error: its value would not be the instance's to restore.
 func exportGlobals(wasm []byte) ([]byte, []uint32, error) {
-	if len(wasm) < 8 || string(wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
-		return nil, nil, fmt.Errorf("%w: bad header", errMalformedWasm)
-	}
-	type section struct {
-		id   byte
-		body []byte
-	}
-	var secs []section
-	r := &wasmReader{b: wasm[8:]}
-	for len(r.b) > 0 && r.err == nil {
-		id := r.byte()
-		secs = append(secs, section{id, r.bytes(r.u32())})
-	}
-	if r.err != nil {
-		return nil, nil, r.err
+	secs, err := splitSections(wasm, true)
+	if err != nil {
+		return nil, nil, err
 	}
 	var mutable []uint32
 	exportAt := -1
@@ -132,13 +120,7 @@ func exportGlobals(wasm []byte) ([]byte, []uint32, error) {
 		body = appendU32(body, g)
 	}
 	secs[exportAt].body = body
-	out := append(make([]byte, 0, len(wasm)+len(mutable)*32), wasm[:8]...)
-	for _, s := range secs {
-		out = append(out, s.id)
-		out = appendU32(out, uint32(len(s.body)))
-		out = append(out, s.body...)
-	}
-	return out, mutable, nil
+	return joinSections(secs, len(wasm)+len(mutable)*32), mutable, nil
 }
 
 // mutableGlobals lists the indices of the mutable globals of a global
