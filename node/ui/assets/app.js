@@ -82,7 +82,10 @@
     if (s.length > MAX_SHOWN_BYTES) s = s.slice(0, MAX_SHOWN_BYTES) + '\n\u2026 (' + s.length + ' characters; shortened here, complete in \'swarmwage jobs show\')';
     return s;
   }
-  function amount(s) { return (s || '0') + ' credits'; }
+  // amount writes s in the node's unit: credits, or on the evm rail the
+  // escrow's token (6 decimals, such as USDC).
+  function unit() { return state.wallet && state.wallet.rail === 'evm' ? 'tokens' : 'credits'; }
+  function amount(s) { return (s || '0') + ' ' + unit(); }
 
   // ---- API ----
 
@@ -154,7 +157,8 @@
       }
     }
     try {
-      await load('id');
+      // The wallet says the rail, hence the unit every page writes amounts in.
+      await load('id', 'wallet');
     } catch (err) {
       if (err.status === 401) return showLogin(m ? err.message : 'Not logged in.');
       return showError(err);
@@ -326,8 +330,16 @@
       card('Earned', amount(w.earned), 'from jobs sold'),
       card('Paid', amount(w.paid), 'to sellers'),
       card('Pending', amount(w.pending), 'released by timers, not yet confirmed'),
-      card('Deposited', amount(w.deposited), w.rail === 'evm' ? 'on-chain' : 'test credits'));
+      card('Deposited', amount(w.deposited), w.rail === 'evm' ? 'into the escrow contract, all time' : 'test credits'));
+    if (w.withdrawn) root.append(card('Withdrawn', amount(w.withdrawn), 'paid out to the address, all time'));
   }
+
+  // chainLabels names the figures of the wallet's chain document.
+  const chainLabels = {
+    chain_id: 'Chain ID', block: 'Block', token: 'Tokens at the address', gas: 'Gas at the address (ether)',
+    deposit: 'In the escrow contract', free: '\u2026 free', lines: '\u2026 on lines to sellers',
+    withdrawing: '\u2026 asked back (under notice)', held: 'Backing open jobs', redeemable: 'Earned, to redeem',
+  };
 
   pages.listings = {
     needs: ['listings', 'summary'],
@@ -564,11 +576,11 @@
       renderEVM(w);
       const charts = window.swarmwageCharts;
       clear($('chart-days')).appendChild(charts.groupedBars(s.days, {
-        label: 'credits earned and spent per day', unit: 'credits per day, by the day each job settled',
+        label: unit() + ' earned and spent per day', unit: unit() + ' per day, by the day each job settled',
         empty: 'Nothing settled in the last ' + s.days.length + ' days.',
       }));
       const caps = s.capabilities.filter(c => parseFloat(c.earned) > 0 || parseFloat(c.spent) > 0);
-      clear($('chart-caps')).appendChild(charts.horizontalBars(caps, { label: 'credits per capability', empty: 'Nothing earned or spent yet.' }));
+      clear($('chart-caps')).appendChild(charts.horizontalBars(caps, { label: unit() + ' per capability', empty: 'Nothing earned or spent yet.' }));
       const t = clear($('money-table'));
       if (s.capabilities.length) {
         t.appendChild(h('table', { id: 'money-caps' },
@@ -581,34 +593,39 @@
     },
   };
 
+  // withdrawResult is what the last withdrawal from this page answered.
+  let withdrawResult = { text: '', bad: false };
+
   // renderEVM fills the on-chain section, shown only on the evm rail: the
-  // wallet document then has rail "evm", address, and chain (name -> amount).
+  // wallet document then has rail "evm", address, and chain (name -> amount),
+  // or chain_error when the chain could not be read.
   function renderEVM(w) {
     const sec = $('evm');
     sec.hidden = w.rail !== 'evm';
     if (sec.hidden) return;
     const body = clear($('evm-body'));
     body.appendChild(h('table', { class: 'kv' }, h('tbody', {},
-      h('tr', {}, h('th', {}, 'Address'), h('td', { class: 'mono' }, w.address || '')),
-      Object.entries(w.chain || {}).map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, String(v)))))));
-    const msg = h('div', { class: 'formmsg' });
-    const form = h('form', { class: 'inline' },
-      h('label', { class: 'field' }, 'Withdraw (amount)', h('input', { name: 'amount', class: 'price', required: true, inputmode: 'decimal' })),
-      h('button', { class: 'primary', type: 'submit' }, 'Withdraw'));
-    form.addEventListener('submit', async ev => {
-      ev.preventDefault();
+      h('tr', {}, h('th', {}, 'Address'), h('td', { class: 'mono', 'data-field': 'address' }, w.address || '')),
+      Object.entries(w.chain || {}).map(([k, v]) => h('tr', {}, h('th', {}, chainLabels[k] || k), h('td', { 'data-field': 'chain ' + k }, String(v)))))));
+    if (w.chain_error) body.appendChild(h('p', { class: 'formmsg bad', 'data-field': 'chain error' }, 'Chain: ' + w.chain_error));
+    // A withdrawal takes all the node may take now; line money still under
+    // the contract's notice is asked back and comes with a later one.
+    // The result outlives the re-render that the refresh after it causes.
+    const msg = h('div', { class: withdrawResult.bad ? 'formmsg bad' : 'formmsg', 'data-field': 'withdraw result' }, withdrawResult.text);
+    const button = h('button', { class: 'primary', type: 'button', id: 'withdraw' }, 'Withdraw to the address');
+    button.addEventListener('click', async () => {
       msg.className = 'formmsg';
       msg.textContent = 'Sending\u2026';
+      button.disabled = true;
       try {
-        await api('POST', '/v1/wallet/withdraw', { amount: String(new FormData(form).get('amount')).trim() });
-        msg.textContent = 'Withdrawal sent.';
-        await refresh();
+        const r = await api('POST', '/v1/wallet/withdraw', {});
+        withdrawResult = { text: 'Withdrawn ' + r.withdrawn + '; pending (under notice) ' + r.pending + '.', bad: false };
       } catch (err) {
-        msg.className = 'formmsg bad';
-        msg.textContent = err.message;
+        withdrawResult = { text: err.message, bad: true };
       }
+      await refresh();
     });
-    body.append(form, msg);
+    body.append(h('p', {}, 'Withdraw pays the deposit the node may take now to its address, redeems what it earned, and asks back the money on its lines, which the contract pays after its notice.'), button, msg);
   }
 
   start();
