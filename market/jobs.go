@@ -238,17 +238,6 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	return fmt.Errorf("update job %s: too many conflicts", jobID)
 }
 
-// list returns the records of role (both roles when empty), newest first,
-// without inputs and outputs (the escrow holds those).
-func (j *jobs) list(role string) ([]JobRecord, error) {
-	var out []JobRecord
-	if err := scanJobs(j.db, role, func(r JobRecord) error { out = append(out, r); return nil }); err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].CreatedAt.After(out[b].CreatedAt) })
-	return out, nil
-}
-
 // JobQuery selects a page of job records, as summaries (ListJobsPage).
 type JobQuery struct {
 	// Role is "buyer", "seller" or "" for both.
@@ -425,12 +414,6 @@ func (j *jobs) rating(seller peer.ID) (avg float64, n int) {
 	return float64(sum) / float64(n), n
 }
 
-// Jobs lists the jobs this node bought and sold, newest first. role filters
-// ("buyer" or "seller"; empty for both).
-func (m *Market) Jobs(ctx context.Context, role string) ([]JobRecord, error) {
-	return m.jobs.list(role)
-}
-
 // Job returns one job with its input and output, preferring the buyer's
 // record when the node was both.
 func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
@@ -448,10 +431,6 @@ func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, 
 func (m *Market) JobsPage(ctx context.Context, q JobQuery) ([]JobRecord, error) {
 	return m.jobs.listPage(q)
 }
-
-// ListJobs lists the job records in db without a running market (offline
-// commands), newest first.
-func ListJobs(db *badger.DB, role string) ([]JobRecord, error) { return (&jobs{db: db}).list(role) }
 
 // ListJobsPage is JobsPage on db without a running market.
 func ListJobsPage(db *badger.DB, q JobQuery) ([]JobRecord, error) { return (&jobs{db: db}).listPage(q) }
