@@ -118,12 +118,6 @@ func initRailKey(c *cli.Context, repo *node.Repo) (string, error) {
 	return k.Address().Hex(), nil
 }
 
-// openSettler builds the repo's evm rail for a command run offline; nil on
-// credits.
-func openSettler(repo *node.Repo) (*evm.Settler, error) {
-	return node.NewSettler(repo, slog.New(slog.DiscardHandler))
-}
-
 func walletAddressCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "address",

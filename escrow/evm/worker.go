@@ -576,17 +576,3 @@ func (s *Settler) lineSellers(ctx context.Context) ([]common.Address, error) {
 	}
 	return out, nil
 }
-
-// jobOnChain reads a job's on-chain state at the confirmation depth:
-// open, paid or cancelled, and when it was cancelled.
-func (s *Settler) jobOnChain(ctx context.Context, r *Rail, buyer, seller common.Address, id [32]byte) (state uint8, cancelledAt uint64, err error) {
-	call, _, err := r.confirmedCall(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	j, err := r.esc.Job(call, buyer, seller, id)
-	if err != nil {
-		return 0, 0, classify("read job", err, r.abis...)
-	}
-	return j.State, j.CancelledAt, nil
-}
