@@ -58,7 +58,7 @@ func TestReceiptsServeReputationAndExposeFalseRefunds(t *testing.T) {
 	require.Len(t, res.Sellers, 1)
 	rep := res.Sellers[0].Reputation
 	require.NotNil(t, rep)
-	require.Equal(t, reputation.Summary{Released: 3, Volume: 30_000, Buyers: 1, Checked: 3, FirstAt: rep.FirstAt, Score: rep.Score}, *rep)
+	require.Equal(t, reputation.Summary{Released: 3, SelfIssued: 30_000, Buyers: 1, KnownBuyers: 1, Checked: 3, FirstAt: rep.FirstAt, Score: rep.Score}, *rep)
 	require.Greater(t, rep.Score, 0.0)
 
 	// A dishonest buyer refunds a correct output by hand (its escrow lets it

@@ -104,6 +104,7 @@ func (m *Market) routeCandidates(sellers []Seller) []route.Candidate {
 		c.Rating, _ = m.jobs.rating(s.Peer.ID)
 		if s.Reputation != nil {
 			c.Reputation = s.Reputation.Score
+			c.Backing = s.Reputation.Backing()
 		}
 		if h, ok := m.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
 			c.LatencyMS, c.FromHistory = h.EWMAMS, true

@@ -177,15 +177,24 @@ type SellerInfo struct {
 
 // ReputationInfo is a seller's reputation as find shows it.
 type ReputationInfo struct {
-	Released int     `json:"released"`
-	Refunded int     `json:"refunded"`
-	Volume   string  `json:"volume"` // credits released
-	Buyers   int     `json:"buyers"`
-	Forged   int     `json:"forged"`
-	Checked  int     `json:"checked"` // receipts whose signatures and chain were verified
-	Self     int     `json:"self"`
-	Score    float64 `json:"score"` // 0..1, Sybil-weighted (see package reputation)
-	FirstAt  string  `json:"first_at,omitempty"`
+	Released int `json:"released"`
+	Refunded int `json:"refunded"`
+	// Volume is what releases paid on a rail this node checked (evm, on
+	// its own chain and contract); credits are never volume.
+	Volume string `json:"volume"`
+	// SelfIssuedVolume is what credits releases moved: test credits any
+	// node issues itself, shown apart and not ranked as value.
+	SelfIssuedVolume string `json:"self_issued_volume"`
+	Buyers           int    `json:"buyers"`
+	PayingBuyers     int    `json:"paying_buyers"` // distinct buyers who paid on a checked rail
+	KnownBuyers      int    `json:"known_buyers"`  // buyers this node has history of its own with
+	// Backing says in words what backs the score.
+	Backing string  `json:"backing"`
+	Forged  int     `json:"forged"`
+	Checked int     `json:"checked"` // receipts whose signatures and chain were verified
+	Self    int     `json:"self"`
+	Score   float64 `json:"score"` // 0..1, Sybil-weighted (see package reputation)
+	FirstAt string  `json:"first_at,omitempty"`
 }
 
 func reputationInfo(s *reputation.Summary) *ReputationInfo {
@@ -193,7 +202,9 @@ func reputationInfo(s *reputation.Summary) *ReputationInfo {
 		return nil
 	}
 	out := &ReputationInfo{
-		Released: s.Released, Refunded: s.Refunded, Volume: escrow.FormatAmount(s.Volume), Buyers: s.Buyers,
+		Released: s.Released, Refunded: s.Refunded, Volume: escrow.FormatAmount(s.Volume),
+		SelfIssuedVolume: escrow.FormatAmount(s.SelfIssued), Buyers: s.Buyers,
+		PayingBuyers: s.PayingBuyers, KnownBuyers: s.KnownBuyers, Backing: s.Backing(),
 		Forged: s.Forged, Checked: s.Checked, Self: s.Self, Score: float64(int(s.Score*1000+0.5)) / 1000,
 	}
 	if !s.FirstAt.IsZero() {

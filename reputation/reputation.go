@@ -37,7 +37,22 @@
 //     volume on evm: every paid release cost a real transfer from a buyer's
 //     line, and a self-dealing seller pays gas and ties up the amount for a
 //     while to fake one, and its identities still count as unknown buyers.
+//   - Volume: only value paid on a rail this node checks counts as volume
+//     (Summary.Volume). Credits releases show as a count and as
+//     SelfIssued, never as volume, and rank for less (UnknownCreditsCap):
+//     anyone can issue a million test credits to a Sybil buyer and hire
+//     itself with them.
 //   - Duplicates: a job counts once however often it is served.
+//
+// What a Sybil costs, per rail. On credits: nothing but CPU; so a seller's
+// credits history from buyers this node does not know scores at most 1/2
+// whatever its size, and find shows it as self-issued. On evm: every paid
+// release is a real token transfer from a buyer's line, final on chain,
+// plus gas (an allocation and a share of a redeem batch); the money goes
+// back to the Sybil's own seller address, so the lasting cost is gas and
+// the time the amount is tied up, and strangers' paid history still
+// counts for at most UnknownCap buyers' worth (a score of at most 2/3).
+// Only buyers this node has traded with itself lift a seller beyond that.
 //   - Hiding refunds: a seller may omit receipts; sampling cannot detect
 //     that. Refunds it does serve lower its score, and the buyer's own
 //     ratings and history come first in ranking.
@@ -51,7 +66,9 @@ package reputation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +84,12 @@ const (
 	// UnknownCap caps what all unknown buyers together count, in buyers'
 	// worth: past it, more identities add nothing.
 	UnknownCap = 2.0
+	// UnknownCreditsCap caps what unknown buyers whose every release was
+	// on the credits rail count together: credits are self-issued, so such
+	// history costs nothing to make, and it weighs half what paid history
+	// from unknown buyers may. A credits-only seller of strangers scores at
+	// most 1/2; one with paid evm history from strangers at most 2/3.
+	UnknownCreditsCap = 1.0
 	// ForgedPenalty is what one forged receipt counts against the seller,
 	// in known buyers' worth.
 	ForgedPenalty = 3.0
@@ -77,13 +100,28 @@ const (
 
 // Summary is what a sample of a seller's receipts says about it.
 type Summary struct {
-	Released int   `json:"released"` // receipts of released, paid jobs that checked out
-	Refunded int   `json:"refunded"` // receipts of refunded jobs that checked out
-	Volume   int64 `json:"-"`        // micro-credits (token base units) released and paid
-	Buyers   int   `json:"buyers"`   // distinct buyers other than the seller whose receipts count
-	Forged   int   `json:"forged"`   // receipts that failed Check, name another seller, or carry a false payment proof
-	Checked  int   `json:"checked"`  // receipts whose signatures, messages and payment were verified
-	Self     int   `json:"self"`     // receipts the seller issued to itself (ignored)
+	Released int `json:"released"` // receipts of released, paid jobs that checked out
+	Refunded int `json:"refunded"` // receipts of refunded jobs that checked out
+	// Volume is what releases paid on a rail this node checked (evm: a
+	// final Paid event on its own chain and contract), in token base
+	// units. Credits releases are not in it: see SelfIssued.
+	Volume int64 `json:"-"`
+	// SelfIssued is what credits releases moved, in micro-credits. Test
+	// credits are issued by each node to itself ('wallet deposit
+	// --test-credits'), so this is a count of work, not of value, and
+	// ranks nothing.
+	SelfIssued int64 `json:"-"`
+	Buyers     int   `json:"buyers"` // distinct buyers other than the seller whose receipts count
+	// PayingBuyers is how many distinct buyers paid at least one release
+	// on a checked rail (Volume's releases).
+	PayingBuyers int `json:"paying_buyers"`
+	// KnownBuyers is how many of Buyers this node has history of its own
+	// with; the others ("no other history" as far as this node can tell)
+	// count for UnknownWeight each, under a cap.
+	KnownBuyers int `json:"known_buyers"`
+	Forged      int `json:"forged"`  // receipts that failed Check, name another seller, or carry a false payment proof
+	Checked     int `json:"checked"` // receipts whose signatures, messages and payment were verified
+	Self        int `json:"self"`    // receipts the seller issued to itself (ignored)
 	// Unpaid counts checked releases whose payment the rail does not show
 	// (yet): they count for nothing.
 	Unpaid int `json:"unpaid"`
@@ -192,7 +230,7 @@ func verdicts(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, pa
 
 func summarize(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, garbled int, known Known, paid Paid) Summary {
 	s := Summary{Forged: garbled}
-	type tally struct{ released, refunded int }
+	type tally struct{ released, paid, refunded int }
 	perBuyer := map[peer.ID]*tally{}
 	for i, v := range verdicts(ctx, seller, receipts, paid) {
 		r := &receipts[i]
@@ -223,27 +261,65 @@ func summarize(ctx context.Context, seller peer.ID, receipts []escrow.Receipt, g
 		switch v {
 		case vReleased:
 			s.Released++
-			s.Volume += r.Lock.Amount
 			t.released++
+			if paidOnRail(r, paid) {
+				s.Volume += r.Lock.Amount
+				t.paid++
+			} else {
+				s.SelfIssued += r.Lock.Amount
+			}
 		case vRefunded:
 			s.Refunded++
 			t.refunded++
 		}
 	}
 	s.Buyers = len(perBuyer)
-	var knownPos, unknownPos, knownNeg, unknownNeg float64
+	var knownPos, unknownPaidPos, unknownCreditsPos, knownNeg, unknownNeg float64
 	for id, t := range perBuyer {
 		pos, neg := math.Sqrt(float64(t.released)), math.Sqrt(float64(t.refunded))
-		if known != nil && known(id) {
+		if t.paid > 0 {
+			s.PayingBuyers++
+		}
+		switch {
+		case known != nil && known(id):
+			s.KnownBuyers++
 			knownPos, knownNeg = knownPos+pos, knownNeg+neg
-		} else {
-			unknownPos, unknownNeg = unknownPos+UnknownWeight*pos, unknownNeg+UnknownWeight*neg
+		case t.paid > 0:
+			unknownPaidPos, unknownNeg = unknownPaidPos+UnknownWeight*pos, unknownNeg+UnknownWeight*neg
+		default:
+			unknownCreditsPos, unknownNeg = unknownCreditsPos+UnknownWeight*pos, unknownNeg+UnknownWeight*neg
 		}
 	}
-	pos := knownPos + math.Min(unknownPos, UnknownCap)
+	unknownPos := math.Min(unknownPaidPos+math.Min(unknownCreditsPos, UnknownCreditsCap), UnknownCap)
+	pos := knownPos + unknownPos
 	neg := knownNeg + math.Min(unknownNeg, UnknownCap) + ForgedPenalty*float64(s.Forged)
 	s.Score = pos / (pos + neg + 1) // +1: a seller with no history scores 0
 	return s
+}
+
+// paidOnRail reports whether a checked release's money moved on a rail
+// the observer verified: a rail other than credits whose payment the paid
+// hook confirmed. Credits releases are self-issued.
+func paidOnRail(r *escrow.Receipt, paid Paid) bool {
+	return paid != nil && r.Rail != "" && r.Rail != escrow.RailCredits
+}
+
+// Backing says in a few words what backs the score, for find and
+// --explain: how many distinct buyers paid on a checked rail and how
+// much, and how much of the history is self-issued credits.
+func (s Summary) Backing() string {
+	if s.Released+s.Refunded == 0 {
+		return "no checked history"
+	}
+	parts := []string{fmt.Sprintf("%d of %d buyers paid on chain", s.PayingBuyers, s.Buyers)}
+	if s.Volume > 0 {
+		parts[0] += " (" + escrow.FormatAmount(s.Volume) + ")"
+	}
+	if s.SelfIssued > 0 {
+		parts = append(parts, fmt.Sprintf("%s self-issued credits", escrow.FormatAmount(s.SelfIssued)))
+	}
+	parts = append(parts, fmt.Sprintf("%d known to this node", s.KnownBuyers))
+	return strings.Join(parts, ", ")
 }
 
 // ErrNoReceipts is returned by callers that need a sample and got none.

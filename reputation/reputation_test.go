@@ -95,7 +95,10 @@ func TestSummarizeCountsWhatChecksOut(t *testing.T) {
 	require.Equal(t, 2, s.Buyers)
 	require.Equal(t, 3, s.Checked)
 	require.Zero(t, s.Forged)
-	require.Equal(t, int64(20_000), s.Volume)
+	require.Zero(t, s.Volume, "credits are self-issued: no volume")
+	require.Equal(t, int64(20_000), s.SelfIssued)
+	require.Zero(t, s.PayingBuyers)
+	require.Equal(t, 2, s.KnownBuyers)
 	require.Greater(t, s.Score, 0.0)
 
 	// Duplicates count once; a receipt survives its wire form.
@@ -183,7 +186,8 @@ func TestPaidHookSortsReleases(t *testing.T) {
 	s := reputation.Summarize(context.Background(), seller.id, rs, known, paid)
 	require.Equal(t, 4, asked)
 	require.Equal(t, 2, s.Released)
-	require.Equal(t, int64(20_000), s.Volume)
+	require.Equal(t, int64(20_000), s.SelfIssued, "credits receipts: counted, never volume")
+	require.Zero(t, s.Volume)
 	require.Equal(t, 1, s.Refunded)
 	require.Equal(t, 1, s.Unpaid)
 	require.Equal(t, 1, s.Forged)
@@ -227,6 +231,42 @@ func TestSybilBuyersGainLittle(t *testing.T) {
 	// Receipts served by one seller but naming another are forged.
 	other := reputation.Summarize(context.Background(), honest.id, receipts(t, sybil), known, nil)
 	require.Equal(t, 81, other.Forged)
+}
+
+// Test credits are self-issued: a Sybil buyer that deposits a million
+// credits and hires its own seller with them shows a stranger a count of
+// jobs, no volume, and a score no higher than a credits-only history
+// from strangers may reach (UnknownCreditsCap), whatever the amounts.
+func TestCreditsVolumeIsSelfIssued(t *testing.T) {
+	ctx := context.Background()
+	seller := newNode(t)
+	var sybils []node
+	for range 12 {
+		b := newNode(t)
+		require.NoError(t, b.e.Deposit(ctx, 1_000_000*escrow.MicroPerCredit, "test"))
+		sybils = append(sybils, b)
+		for range 4 {
+			job(t, b, seller, escrow.DecisionRelease)
+		}
+	}
+	stranger := func(peer.ID) bool { return false }
+	s := reputation.Summarize(ctx, seller.id, receipts(t, seller), stranger, nil)
+	require.Equal(t, 48, s.Released)
+	require.Zero(t, s.Volume)
+	require.Equal(t, int64(48*10_000), s.SelfIssued)
+	require.Zero(t, s.PayingBuyers)
+	require.Zero(t, s.KnownBuyers)
+	require.Equal(t, 12, s.Buyers)
+	limit := reputation.UnknownCreditsCap / (reputation.UnknownCreditsCap + 1)
+	require.LessOrEqual(t, s.Score, limit)
+	require.Contains(t, s.Backing(), "0 of 12 buyers paid on chain")
+	require.Contains(t, s.Backing(), "0.48 self-issued credits")
+
+	// The same history from buyers this node traded with counts fully.
+	known := reputation.Summarize(ctx, seller.id, receipts(t, seller), func(peer.ID) bool { return true }, nil)
+	require.Greater(t, known.Score, limit)
+	require.Equal(t, 12, known.KnownBuyers)
+	require.Equal(t, "no checked history", reputation.Summary{}.Backing())
 }
 
 func FuzzDecodeReceiptNoPanic(f *testing.F) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -99,7 +98,7 @@ func capsListAction(c *cli.Context) error {
 	if c.Bool(jsonFlag) {
 		return printJSON(c, res)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := newTable(c.App.Writer)
 	fmt.Fprintln(tw, "CAPABILITY\tBUILTIN\tDESCRIPTION")
 	for _, s := range res.Capabilities {
 		mark := ""

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -109,7 +108,7 @@ func demoSteps(c *cli.Context) func(string) {
 func printDemo(c *cli.Context, res demo.Result) {
 	w := c.App.Writer
 	fmt.Fprintf(w, "seller %s\nbuyer  %s\nnetwork %s (private, loopback only)\n\n", res.Seller, res.Buyer, res.Network)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintf(tw, "CAPABILITY\tSELLER\tPRICE\tVERIFICATION\tESCROW\tTIME\n")
 	for _, h := range res.Hires {
 		verdict := fmt.Sprintf("%s %d/%d", h.Verification, h.ChecksPassed, h.Checks)

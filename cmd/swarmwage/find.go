@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -87,17 +86,20 @@ func printFind(c *cli.Context, info node.FindInfo) {
 			fmt.Fprint(w, "; this node has no DHT peers yet: check 'swarmwage peers' and the bootstrap peers ('daemon --bootstrap')")
 		}
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tRATING\tADDRESS\n")
+		tw := newTable(w)
+		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tRATING\tREPUTATION\tADDRESS\n")
 		for _, s := range info.Sellers {
-			addr, rating := "", "-"
+			addr, rating, rep := "", "-", "-"
 			if len(s.Addrs) > 0 {
 				addr = s.Addrs[0]
 			}
 			if s.Ratings > 0 {
 				rating = fmt.Sprintf("%.1f (%d)", s.Rating, s.Ratings)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, rating, addr)
+			if r := s.Reputation; r != nil {
+				rep = fmt.Sprintf("%.2f (%d paying, %s on chain)", r.Score, r.PayingBuyers, r.Volume)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\t%s\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, rating, rep, addr)
 		}
 		tw.Flush()
 		for _, s := range info.Sellers {
@@ -133,7 +135,7 @@ func printExplain(w io.Writer, capID, requested string, qos route.QoS, pol *rout
 		fmt.Fprintln(w, "  no candidates: no seller of it was found")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "  RANK\tSELLER\tPRICE\tRATING\tLATENCY\tWHY")
 	for _, d := range cands {
 		rank := "-"

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/safetext"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
@@ -176,7 +177,7 @@ func hireDone(c *cli.Context, info node.HireInfo) error {
 			return err
 		}
 		if code != exitOK && info.Error != "" {
-			fmt.Fprintf(c.App.ErrWriter, "Error: %s\n", info.Error)
+			fmt.Fprintf(c.App.ErrWriter, "Error: %s\n", safetext.Escape(info.Error))
 		}
 		return exitCode(code)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -45,7 +44,7 @@ func jobsCommand() *cli.Command {
 					if c.Bool(jsonFlag) {
 						return printJSON(c, info)
 					}
-					tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+					tw := newTable(c.App.Writer)
 					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATUS\tCREATED\n")
 					for _, j := range info.Jobs {
 						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, j.Status, j.CreatedAt.Format("2006-01-02 15:04:05"))

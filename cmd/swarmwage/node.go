@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -276,7 +275,7 @@ func peersCommand() *cli.Command {
 			if c.Bool(jsonFlag) {
 				return printJSON(c, info)
 			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			tw := newTable(c.App.Writer)
 			fmt.Fprintf(tw, "PEER\tADDRESS\n")
 			for _, p := range info.Peers {
 				fmt.Fprintf(tw, "%s\t%s\n", p.PeerID, strings.Join(p.Addrs, " "))

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/swarmwage/swarmwage/internal/safetext"
 )
 
 // Exit codes shared by every command. Commands with their own meaning for
@@ -61,7 +63,9 @@ func jsonOutFlag() cli.Flag {
 
 // printJSON writes v as one indented JSON document to the command's stdout.
 func printJSON(c *cli.Context, v any) error {
-	enc := json.NewEncoder(c.App.Writer)
+	// Hidden characters a peer sent (bidi overrides, zero-width) are
+	// written as \u escapes: the same JSON value, shown safely.
+	enc := json.NewEncoder(safetext.NewWriter(c.App.Writer))
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
@@ -163,7 +167,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if isUsageError(err) {
 		code = exitUsage
 	}
-	fmt.Fprintf(stderr, "Error: %v\n", err)
+	fmt.Fprintf(stderr, "Error: %s\n", safetext.Escape(err.Error()))
 	return code
 }
 

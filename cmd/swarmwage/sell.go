@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -146,7 +145,7 @@ func sellListCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, "nothing listed; add one with: swarmwage sell add --price 0.05 compute.statistics.mean")
 				return nil
 			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			tw := newTable(c.App.Writer)
 			fmt.Fprintf(tw, "CAPABILITY\tPRICE\tHANDLER\n")
 			for _, l := range info.Listings {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Capability, l.Price, l.Handler)

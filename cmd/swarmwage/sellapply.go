@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,7 +85,7 @@ func applySellerFile(c *cli.Context, l *node.Local, sf sellerfile.File, params [
 
 func printSellApply(c *cli.Context, res sellerfile.Result) {
 	w := c.App.Writer
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintf(tw, "CAPABILITY\tCHANGE\tPRICE\tHANDLER\n")
 	counts := map[string]int{}
 	for _, ch := range res.Changes {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -94,7 +93,7 @@ func printSellTest(c *cli.Context, res market.TestResult) {
 	}
 	out, _ := json.MarshalIndent(res.Output, "", "  ")
 	fmt.Fprintln(c.App.Writer, string(out))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	for _, ch := range res.Verification.Checks {
 		state := "passed"
 		if !ch.Passed {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -201,7 +200,7 @@ func printWallet(c *cli.Context, w node.WalletInfo) {
 		return
 	}
 	ch := w.Chain
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	tw := newTable(out)
 	for _, row := range [][3]string{
 		{"token", ch.Token, "in the node's address"},
 		{"gas", ch.Gas, "native currency for gas"},

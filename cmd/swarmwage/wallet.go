@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -79,7 +78,7 @@ func printBalance(c *cli.Context, b escrow.Balance) { printLedger(c, b, "test cr
 
 // printLedger prints the ledger, with what "deposited" means on the rail.
 func printLedger(c *cli.Context, b escrow.Balance, deposited string) {
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := newTable(c.App.Writer)
 	for _, row := range []struct {
 		name string
 		v    int64
@@ -235,7 +234,7 @@ func printEscrowList(c *cli.Context, recs []escrow.Record) {
 		fmt.Fprintln(w, "no escrows")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintf(tw, "JOB\tROLE\tSTATE\tAMOUNT\tCAPABILITY\tCOUNTERPARTY\tUPDATED\n")
 	for _, r := range recs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.JobID, r.Role, r.State, escrow.FormatAmount(r.Amount),
@@ -281,7 +280,7 @@ func escrowShowCommand() *cli.Command {
 }
 
 func printEscrow(c *cli.Context, r escrow.Record) {
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := newTable(c.App.Writer)
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(tw, "%s\t%s\n", k, v)

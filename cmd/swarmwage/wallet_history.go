@@ -96,7 +96,7 @@ func printHistory(c *cli.Context, h escrow.History) {
 		return
 	}
 	table := func(title string, rows []escrow.HistoryRow, name func(escrow.HistoryRow) string) {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		tw := newTableFlags(w, tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\tHIRES\tSPENT\tHELD\tREFUNDED\tSALES\tEARNED\tPENDING\t\n", title)
 		for _, r := range append(rows, h.Total) {
 			n := name(r)

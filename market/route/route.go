@@ -76,6 +76,9 @@ type Candidate struct {
 	// Reputation is the 0..1 score of the seller's receipts (package
 	// reputation); it ranks after this node's own rating.
 	Reputation float64
+	// Backing says what backs Reputation (paying buyers, on-chain value,
+	// self-issued credits), for --explain; "" when there is none.
+	Backing string
 }
 
 // Decision is what routing made of one candidate.
@@ -210,6 +213,9 @@ func reason(ds []Decision, i int, q QoS) string {
 	}
 	if d.Reputation > 0 {
 		what += fmt.Sprintf(", reputation %.2f", d.Reputation)
+		if d.Backing != "" {
+			what += " (" + d.Backing + ")"
+		}
 	}
 	if i == 0 {
 		return "chosen: best " + what

@@ -31,17 +31,29 @@
 
   // ---- DOM helpers ----
 
+  // HIDDEN matches what changes or hides text without showing itself:
+  // C0 and C1 controls but tab and newline, bidi marks, embeddings,
+  // overrides and isolates, zero-width characters. Peers' text passes
+  // through safe, which shows each as \u202e, so a U+202E in a seller's
+  // output cannot reorder what the buyer reads. The same list as Go's
+  // internal/safetext (checked by the browser test).
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+  function safe(s) {
+    return String(s).replace(HIDDEN, c => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  }
+  window.swarmwageSafe = safe;
+
   function h(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === null || v === undefined || v === false) continue;
-      if (k === 'text') e.textContent = String(v);
+      if (k === 'text') e.textContent = safe(v);
       else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v === true ? '' : String(v));
+      else e.setAttribute(k, v === true ? '' : safe(v));
     }
     for (const kid of kids.flat()) {
       if (kid === null || kid === undefined || kid === false) continue;
-      e.appendChild(typeof kid === 'string' || typeof kid === 'number' ? document.createTextNode(String(kid)) : kid);
+      e.appendChild(typeof kid === 'string' || typeof kid === 'number' ? document.createTextNode(safe(kid)) : kid);
     }
     return e;
   }
@@ -140,7 +152,7 @@
 
   function showError(err) {
     const e = $('error');
-    e.textContent = err && err.message ? err.message : String(err);
+    e.textContent = safe(err && err.message ? err.message : String(err));
     e.hidden = false;
   }
 
@@ -366,7 +378,7 @@
           await refresh();
         } catch (err) {
           msg.className = 'formmsg bad';
-          msg.textContent = err.message;
+          msg.textContent = safe(err.message);
         }
       });
       root.appendChild(h('div', { class: 'panel' }, h('h2', {}, 'Add a listing'), form, msg,
@@ -416,7 +428,7 @@
         await refresh();
       } catch (err) {
         $('ls-msg').className = 'formmsg bad';
-        $('ls-msg').textContent = err.message;
+        $('ls-msg').textContent = safe(err.message);
         b.disabled = false;
       }
     });

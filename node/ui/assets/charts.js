@@ -7,8 +7,10 @@
 
   function el(tag, attrs, text) {
     const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
+    // Labels can be peers' text (capability IDs): shown through app.js's safe.
+    const safe = window.swarmwageSafe || String;
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, safe(v));
+    if (text !== undefined) e.textContent = safe(text);
     return e;
   }
 
