@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 )
@@ -59,7 +58,7 @@ func Deploy(ctx context.Context, rpc string, key *Key, o DeployOptions) (*Deploy
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	eth, err := ethclient.DialContext(ctx, rpc)
+	eth, err := dialRPC(ctx, rpc)
 	if err != nil {
 		return nil, classify("dial "+rpc, err)
 	}
@@ -114,7 +113,7 @@ func Deploy(ctx context.Context, rpc string, key *Key, o DeployOptions) (*Deploy
 // MintTest mints amount of a TestStablecoin at token to to; key must be its
 // deployer. For dev chains and tests.
 func MintTest(ctx context.Context, rpc string, key *Key, token, to common.Address, amount int64) error {
-	eth, err := ethclient.DialContext(ctx, rpc)
+	eth, err := dialRPC(ctx, rpc)
 	if err != nil {
 		return classify("dial "+rpc, err)
 	}
@@ -141,7 +140,7 @@ func MintTest(ctx context.Context, rpc string, key *Key, token, to common.Addres
 // SendNative sends wei of the chain's native currency from key to to, for
 // gas money on dev chains and in benchmarks.
 func SendNative(ctx context.Context, rpc string, key *Key, to common.Address, wei *big.Int) error {
-	eth, err := ethclient.DialContext(ctx, rpc)
+	eth, err := dialRPC(ctx, rpc)
 	if err != nil {
 		return classify("dial "+rpc, err)
 	}

@@ -51,6 +51,15 @@ func classify(what string, err error, abis ...*abi.ABI) error {
 	if err == nil {
 		return nil
 	}
+	// http.Client's errors carry the whole endpoint URL, and providers
+	// put API keys in it: keep its scheme and host only.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = redactURL(ue.URL)
+	}
+	if errors.Is(err, ErrRPCMisbehaved) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	if errors.Is(err, ErrChainDown) || errors.Is(err, ErrNoGas) || errors.Is(err, ErrReverted) ||
 		errors.Is(err, ErrReorg) || errors.Is(err, ErrNotCovered) || errors.Is(err, ErrWrongChain) {
 		return fmt.Errorf("%s: %w", what, err)

@@ -88,7 +88,7 @@ func Open(ctx context.Context, cfg Config, key *Key) (*Rail, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	eth, err := ethclient.DialContext(ctx, cfg.RPC)
+	eth, err := dialRPC(ctx, cfg.RPC)
 	if err != nil {
 		return nil, classify("dial "+cfg.RPC, err)
 	}
@@ -212,9 +212,38 @@ func (r *Rail) send(ctx context.Context, what string, build func(*bind.TransactO
 	res := &TxResult{Hash: tx.Hash(), Block: rc.BlockNumber.Uint64(), GasUsed: rc.GasUsed,
 		Fee: new(big.Int).Mul(new(big.Int).SetUint64(rc.GasUsed), rc.EffectiveGasPrice)}
 	if rc.Status != types.ReceiptStatusSuccessful {
+		if n := r.logsOf(ctx, rc); n > 0 {
+			// A reverted transaction emits no logs: the endpoint's receipt
+			// and its logs disagree, so neither decides. The reconcile
+			// books what the contract's events and state say.
+			return res, rc, fmt.Errorf("%s: %w: %s says transaction %s reverted in block %d, yet it has %d logs of the escrow or token; what it did is read from the contract by the next reconcile",
+				what, ErrRPCMisbehaved, redactURL(r.cfg.RPC), tx.Hash().Hex(), res.Block, n)
+		}
+	}
+	if rc.Status != types.ReceiptStatusSuccessful {
 		return res, rc, fmt.Errorf("%s: %w: transaction %s reverted in block %d", what, ErrReverted, tx.Hash().Hex(), res.Block)
 	}
 	return res, rc, nil
+}
+
+// logsOf counts the logs of rc's transaction that the escrow and the
+// token emitted, from the receipt and from eth_getLogs of its block: a
+// reverted transaction has none.
+func (r *Rail) logsOf(ctx context.Context, rc *types.Receipt) int {
+	n := len(rc.Logs)
+	logs, err := r.eth.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: rc.BlockNumber, ToBlock: rc.BlockNumber,
+		Addresses: []common.Address{r.cfg.Escrow, r.cfg.Token},
+	})
+	if err != nil {
+		return n
+	}
+	for _, l := range logs {
+		if l.TxHash == rc.TxHash {
+			n++
+		}
+	}
+	return n
 }
 
 // waitConfirmed waits until tx is in a block with Confirmations-1 blocks on
