@@ -84,11 +84,14 @@ func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, 
 		o := opts
 		o.Bootstrap = boot
 		o.Logger = discardLogger()
-		nd, err := New(ctx, repo, o)
-		if err != nil {
-			return nil, err
-		}
-		return nd, nd.Start(ctx)
+		var nd *Node
+		withNodeLabel(ctx, i, func(ctx context.Context) {
+			nd, err = New(ctx, repo, o)
+			if err == nil {
+				err = nd.Start(ctx)
+			}
+		})
+		return nd, err
 	}
 	first, err := start(0, nil)
 	if first != nil {
@@ -168,7 +171,11 @@ type BenchHireResult struct {
 
 // BenchHire runs n hires of compute.statistics.mean, concurrency at a time,
 // from a buyer node to a seller node on loopback.
-func BenchHire(ctx context.Context, n, concurrency int) (BenchHireResult, error) {
+func BenchHire(ctx context.Context, n, concurrency int, opts ...BenchOption) (BenchHireResult, error) {
+	var cfg benchConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if n < 1 || concurrency < 1 {
 		return BenchHireResult{}, errors.New("bench hire: n and concurrency must be at least 1")
 	}
@@ -177,8 +184,16 @@ func BenchHire(ctx context.Context, n, concurrency int) (BenchHireResult, error)
 		return BenchHireResult{}, err
 	}
 	defer cleanup()
+	prof, err := startProfile(cfg.profileDir)
+	if err != nil {
+		return BenchHireResult{}, err
+	}
 	var run hireRun
-	if err := run.hires(ctx, buyer, n, concurrency); err != nil {
+	err = run.hires(ctx, buyer, n, concurrency)
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return BenchHireResult{}, err
 	}
 	return run.result(n, concurrency), nil
@@ -247,7 +262,7 @@ func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) er
 	var wg sync.WaitGroup
 	for range concurrency {
 		wg.Add(1)
-		go func() {
+		go withNodeLabel(ctx, 1, func(ctx context.Context) {
 			defer wg.Done()
 			for range work {
 				t0 := time.Now()
@@ -264,7 +279,7 @@ func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) er
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	h.elapsed += time.Since(start)

@@ -2,7 +2,11 @@ package node_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -31,4 +35,21 @@ func BenchmarkFind30Nodes(b *testing.B) {
 	b.ReportMetric(res.Cold.P95MS, "cold-p95-ms")
 	b.ReportMetric(res.Warm.P50MS, "warm-p50-ms")
 	b.ReportMetric(res.Warm.P95MS, "warm-p95-ms")
+}
+
+// bench hire --profile writes a CPU profile whose samples carry the node
+// they ran for, and the allocation profiles before and after the hires.
+func TestBenchHireWritesProfiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prof")
+	res, err := node.BenchHire(t.Context(), 20, 4, node.WithProfile(dir))
+	require.NoError(t, err)
+	require.Zero(t, res.Failed, res.FirstError)
+	for _, name := range []string{"cpu.pprof", "allocs.pprof", "allocs-base.pprof"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.NotZero(t, fi.Size(), name)
+	}
+	for _, cmd := range node.ProfileFiles(dir) {
+		require.Contains(t, cmd, dir)
+	}
 }

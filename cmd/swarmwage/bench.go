@@ -35,6 +35,7 @@ func benchHireCommand() *cli.Command {
 			&cli.StringFlag{Name: rpcFlag, Usage: "evm: a dev chain's JSON-RPC `URL` (default: start anvil)"},
 			&cli.StringFlag{Name: keyFileFlag, Usage: "evm with --rpc: `FILE` with a funded key (hex) that deploys and pays the nodes' gas"},
 			&cli.DurationFlag{Name: "redeem-interval", Value: time.Second, Usage: "evm: the seller's redeem interval"},
+			&cli.StringFlag{Name: "profile", Usage: "credits: write CPU and allocation profiles of the measured hires (both nodes, labelled node=buyer|seller) to `DIR`"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -46,14 +47,24 @@ func benchHireCommand() *cli.Command {
 			var err error
 			switch c.String(settlementFlag) {
 			case node.RailCredits:
-				res, err = node.BenchHire(c.Context, n, conc)
+				var opts []node.BenchOption
+				if dir := c.String("profile"); dir != "" {
+					opts = append(opts, node.WithProfile(dir))
+				}
+				res, err = node.BenchHire(c.Context, n, conc, opts...)
 			case node.RailEVM:
+				if c.String("profile") != "" {
+					return usageErrf("--profile is for --settlement credits")
+				}
 				res, err = benchHireEVM(c, n, conc)
 			default:
 				return usageErrf("--settlement %q: want credits or evm", c.String(settlementFlag))
 			}
 			if err != nil {
 				return err
+			}
+			if dir := c.String("profile"); dir != "" {
+				fmt.Fprintf(c.App.ErrWriter, "profiles in %s; read them with:\n  %s\n", dir, strings.Join(node.ProfileFiles(dir), "\n  "))
 			}
 			if c.Bool(jsonFlag) {
 				return printJSON(c, res)
