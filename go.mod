@@ -233,4 +233,5 @@ require (
 replace (
 	github.com/dgraph-io/badger/v4 v4.9.6 => ./third_party/badger
 	github.com/dgraph-io/ristretto/v2 v2.2.0 => ./third_party/ristretto
+	github.com/libp2p/go-libp2p-kad-dht v0.42.2 => ./third_party/kad-dht
 )
