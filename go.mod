@@ -229,8 +229,10 @@ require (
 // (dgraph-io/badger#1801); and a failed memtable rotation leaves Badger
 // with a nil memtable that the next write crashes on. These copies of
 // v2.2.0 and v4.9.6 allocate real blocks and keep the memtable; see
-// third_party/PATCHES.md.
+// third_party/PATCHES.md. kad-dht's copy drops two test-only options that
+// take a *testing.T, so the binary does not link package testing.
 replace (
 	github.com/dgraph-io/badger/v4 v4.9.6 => ./third_party/badger
 	github.com/dgraph-io/ristretto/v2 v2.2.0 => ./third_party/ristretto
+	github.com/libp2p/go-libp2p-kad-dht v0.42.2 => ./third_party/kad-dht
 )

@@ -309,8 +309,14 @@ type hireResult struct {
 }
 
 func (h hireResult) String() string {
-	return fmt.Sprintf("hire of %s: exit %d, outcome %q, job %q, escrow %q, error %q %s",
-		h.seller.name, h.res.code, h.info.Outcome, h.info.JobID, h.info.Escrow.State, h.info.Error,
+	var failed []string
+	for _, c := range h.info.Verification.Checks {
+		if !c.Passed {
+			failed = append(failed, c.Name+": "+c.Detail)
+		}
+	}
+	return fmt.Sprintf("hire of %s: exit %d, outcome %q, job %q, escrow %q (reason %q), failed checks %q, error %q %s",
+		h.seller.name, h.res.code, h.info.Outcome, h.info.JobID, h.info.Escrow.State, h.info.Escrow.Reason, failed, h.info.Error,
 		strings.TrimSpace(string(h.res.stderr)))
 }
 

@@ -159,6 +159,10 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		return r
 	}
 	var lastErr, riskErr error
+	// refused is the last seller's that refused a lock sent to it (busy
+	// until the deadline): if no other seller takes the job, the hire
+	// still names that job, refunded, so its caller can follow it.
+	var refused HireResult
 	for _, c := range cands {
 		if err := m.checkRisk(c, req); err != nil {
 			riskErr = err // another seller of the capability may not need it
@@ -178,7 +182,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		res, err := m.runHire(ctx, c, q, req)
 		res.DurationMS = time.Since(start).Milliseconds()
 		if errors.Is(err, errTryNext) {
-			lastErr = err
+			lastErr, refused = err, res
 			continue
 		}
 		m.log.Info("job bought", "job", res.JobID, "capability", req.Capability, "seller", c.Peer.ID, "outcome", res.State,
@@ -189,7 +193,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		return withRoute(HireResult{}), riskErr
 	}
 	if lastErr != nil {
-		return withRoute(HireResult{}), fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
+		return withRoute(refused), fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
 	}
 	return withRoute(HireResult{}), fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
 }
@@ -665,6 +669,9 @@ func (m *Market) refund(res HireResult, reason string, failed []string, outcome 
 		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
 	}
 	res.State, res.Reason = escrow.StateRefunded, reason
+	if st != nil && st.Reason != "" {
+		res.Reason = st.Reason // a timer (the deadline) refunded it first
+	}
 	m.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
 		if r.Status == StatusRunning {
 			r.Status = StatusFailed

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
-	"testing"
 	"time"
 
 	"github.com/swarmwage/swarmwage/market/builtin"
@@ -181,22 +180,6 @@ func (c *config) admission(ctx context.Context) error {
 // later waits double up to 5 minutes. Defaults to 1 s.
 func OutboxInterval(d time.Duration) Option {
 	return func(c *config) error { c.outboxInterval = d; return nil }
-}
-
-// withTamper makes the agent endpoint serve listings rewritten by f, to test
-// that buyers reject what was changed in transit.
-func withTamper(_ *testing.T, f func(*SignedListing)) Option {
-	return func(c *config) error { c.tamper = f; return nil }
-}
-
-// withReadHeaderTimeout shortens the read-header deadline of agent streams.
-func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
-	return func(c *config) error { c.readHeaderTimeout = d; return nil }
-}
-
-// withHandler makes every job run f instead of its listing's handler.
-func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)) Option {
-	return func(c *config) error { c.runHandler = f; return nil }
 }
 
 // Policies sets the buyer's [[policy]] tables; they must be valid

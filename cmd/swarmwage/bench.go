@@ -14,9 +14,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/escrow/evm"
-	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
+	"github.com/swarmwage/swarmwage/escrow/evm/devchain"
 	"github.com/swarmwage/swarmwage/node"
 )
+
+// anvilFlag names the anvil binary 'bench hire --settlement evm' starts.
+const anvilFlag = "anvil"
 
 func benchHireCommand() *cli.Command {
 	return &cli.Command{
@@ -27,12 +30,14 @@ func benchHireCommand() *cli.Command {
 			"With --settlement evm it runs the credits hires first, then the same hires on the evm rail on a\n" +
 			"fresh escrow and test token, and adds settlement, credits_hires_per_s, ratio_to_credits and\n" +
 			"chain {txs, gas, txs_per_hire, gas_per_hire, by_kind, redeemed, batches, release_to_paid}.\n" +
-			"Without --rpc it starts the pinned anvil from contracts/ (a source tree with 'npm ci' run there).",
+			"Without --rpc it starts anvil on loopback: --anvil PATH, else anvil on PATH, else the one pinned in\n" +
+			"contracts/ when run inside a source checkout ('npm ci' run there).",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "n", Value: 1000, Usage: "number of hires"},
 			&cli.IntFlag{Name: "concurrency", Value: 32, Usage: "hires in flight at once"},
 			&cli.StringFlag{Name: settlementFlag, Value: node.RailCredits, Usage: "'credits' or 'evm' (evm also runs credits, to compare)"},
 			&cli.StringFlag{Name: rpcFlag, Usage: "evm: a dev chain's JSON-RPC `URL` (default: start anvil)"},
+			&cli.StringFlag{Name: anvilFlag, Usage: "evm without --rpc: the anvil binary to start (default: anvil on PATH, else contracts/node_modules of the checkout the working directory is in)"},
 			&cli.StringFlag{Name: keyFileFlag, Usage: "evm with --rpc: `FILE` with a funded key (hex) that deploys and pays the nodes' gas"},
 			&cli.DurationFlag{Name: "redeem-interval", Value: time.Second, Usage: "evm: the seller's redeem interval"},
 			&cli.StringFlag{Name: "profile", Usage: "credits: write CPU and allocation profiles of the measured hires (both nodes, labelled node=buyer|seller) to `DIR`"},
@@ -205,9 +210,16 @@ func benchHireEVM(c *cli.Context, n, conc int) (node.BenchHireResult, error) {
 		o.Deployer = k
 		return node.BenchHireEVM(c.Context, n, conc, o)
 	}
-	a, stop, err := evmtest.Start(31337)
+	bin, err := devchain.FindAnvil(c.String(anvilFlag))
+	if err != nil && c.String(anvilFlag) != "" {
+		return node.BenchHireResult{}, usageErrf("--%s: %v", anvilFlag, err)
+	}
 	if err != nil {
-		return node.BenchHireResult{}, fmt.Errorf("start anvil (or give --rpc and --key-file): %w", err)
+		return node.BenchHireResult{}, fmt.Errorf("%w; give --%s PATH (Foundry's anvil), or a chain with --%s URL and --%s FILE", err, anvilFlag, rpcFlag, keyFileFlag)
+	}
+	a, stop, err := devchain.Start(c.Context, bin, 31337)
+	if err != nil {
+		return node.BenchHireResult{}, fmt.Errorf("start anvil %s (or give --%s and --%s): %w", bin, rpcFlag, keyFileFlag, err)
 	}
 	defer stop()
 	if o.Deployer, err = evm.ParseKey(a.Keys[0]); err != nil {

@@ -1,0 +1,27 @@
+package market
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// Test-only options: they live in a _test.go file, so the binary cannot
+// call them and does not link package testing.
+
+// withTamper makes the agent endpoint serve listings rewritten by f, to test
+// that buyers reject what was changed in transit.
+func withTamper(_ *testing.T, f func(*SignedListing)) Option {
+	return func(c *config) error { c.tamper = f; return nil }
+}
+
+// withReadHeaderTimeout shortens the read-header deadline of agent streams.
+func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
+	return func(c *config) error { c.readHeaderTimeout = d; return nil }
+}
+
+// withHandler makes every job run f instead of its listing's handler.
+func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)) Option {
+	return func(c *config) error { c.runHandler = f; return nil }
+}
