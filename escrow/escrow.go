@@ -280,6 +280,9 @@ func saveRecord(txn *tx, prev, r *storedRecord) error {
 	if err := moveRailOpen(txn, prev, r); err != nil {
 		return err
 	}
+	if err := moveRailWatch(txn, prev, r); err != nil {
+		return err
+	}
 	if prev != nil && prev.timed() {
 		if err := txn.delete(dueKey(prev.DueAt, prev.Role, prev.JobID)); err != nil {
 			return fmt.Errorf("delete timer of %s: %w", prev.JobID, err)

@@ -267,6 +267,7 @@ const (
 	railRefPrefix    = escrowPrefix + "railref/"
 	railStatePrefix  = escrowPrefix + "railstate/"
 	railBookedPrefix = acctPrefix + "rail/"
+	railWatchPrefix  = escrowPrefix + "railwatch/"
 	withdrawalPrefix = acctPrefix + "withdrawal/"
 )
 
@@ -312,6 +313,30 @@ func parseRailOpenKey(k []byte) (role Role, counterparty, jobID string, amount i
 // ID: the rail names jobs by its own reference (Rail.JobRef).
 func railRefKey(ref string, role Role) []byte {
 	return []byte(railRefPrefix + encodeKeyPart(ref) + "/" + string(role))
+}
+
+// railWatchKey is "escrow/railwatch/<role>/<base32 job ID>", no value: a
+// record whose chain outcome the rail still watches for a reorg
+// (railWatched). saveRecord moves it with the record.
+func railWatchKey(role Role, jobID string) []byte {
+	return []byte(railWatchPrefix + string(role) + "/" + encodeKeyPart(jobID))
+}
+
+// parseRailWatchKey reverses railWatchKey.
+func parseRailWatchKey(k []byte) (Role, string, error) {
+	rest, ok := strings.CutPrefix(string(k), railWatchPrefix)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	role, enc, ok := strings.Cut(rest, "/")
+	if !ok || !validRole(Role(role)) {
+		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
+	}
+	id, err := decodeKeyPart(enc)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", errBadKey, err)
+	}
+	return Role(role), id, nil
 }
 
 // railStateKey is "escrow/railstate/<base32 name>": a rail's own state.

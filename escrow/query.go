@@ -146,6 +146,7 @@ func bareRecord(r *storedRecord) Record {
 		Accepted: r.Accepted, Provisional: r.Provisional,
 		Rail: r.Rail, RailCounterparty: r.RailCounterparty, NotBefore: r.NotBefore,
 		RefundPending: r.RefundPending, ChainOutcome: r.ChainOutcome, ChainTx: r.ChainTx, ChainBlock: r.ChainBlock,
+		ChainFinal: r.ChainFinal, ChainProvisional: r.ChainProvisional, ChainNote: r.ChainNote,
 	}
 	if out.Rail == "" {
 		out.Rail = RailCredits

@@ -421,6 +421,13 @@ func (e *Escrow) applyRailOutcome(ctx context.Context, role Role, jobID string, 
 		if err != nil {
 			return err
 		}
+		if rec.ChainOutcome != "" {
+			// The chain shows an outcome again: watched from now on.
+			if rec.ChainProvisional {
+				rec.ChainNote = ""
+			}
+			rec.ChainProvisional, rec.ChainFinal = false, false
+		}
 		if settle != nil && rec.State != prev.State {
 			if err := putReceipt(txn, jobID, role, receiptSettle, settle); err != nil {
 				return err
@@ -469,11 +476,13 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 		return false, err
 	}
 	rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
+	rec.ChainUndo = &chainUndo{Reason: prev.Reason, SettledAt: prev.SettledAt}
 	amt := prev.Amount
 	changed := false
 	switch {
 	case o.Kind == RailPaid && prev.State == StateReleased:
 		// Paid when the buyer released: the chain agrees.
+		rec.ChainUndo.Kind = undoNothing
 	case o.Kind == RailPaid && (!prev.State.Final() || prev.RefundPending):
 		if b.Held < amt {
 			return false, fmt.Errorf("%w: held %s is less than the job's %s", ErrInvariant, FormatAmount(b.Held), FormatAmount(amt))
@@ -481,8 +490,10 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 		b.Held -= amt
 		b.Paid += amt
 		rec.Reason = ReasonClaimed
+		rec.ChainUndo.Kind = undoNothing // claimed after not_before: the lock pays whatever happens
 		if prev.RefundPending {
 			rec.Reason = ReasonRailPaid
+			rec.ChainUndo.Kind = undoBuyerRefundOverridden
 		}
 		rec.State, rec.RefundPending, rec.SettledAt, changed = StateReleased, false, now, true
 	case o.Kind == RailPaid:
@@ -493,10 +504,11 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 		}
 		b.Available -= amt
 		b.Paid += amt
+		rec.ChainUndo.Kind = undoBuyerPaidAfterRefund
 		rec.State, rec.Reason, rec.SettledAt, changed = StateReleased, ReasonRailPaid, now, true
 	case o.Kind == RailCancelled && prev.State == StateReleased:
 		// A release pays even after a cancel: nothing changes yet.
-		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = "", "", 0
+		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock, rec.ChainUndo = "", "", 0, nil
 		return false, nil
 	case o.Kind == RailCancelled && (!prev.State.Final() || prev.RefundPending):
 		if b.Held < amt {
@@ -504,10 +516,13 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 		}
 		b.Held -= amt
 		b.Available += amt
+		rec.ChainUndo.Kind = undoBuyerCancelConfirmed
 		if !prev.State.Final() {
 			rec.State, rec.Reason, rec.SettledAt, changed = StateRefunded, ReasonRailCancelled, now, true
 		}
 		rec.RefundPending = false
+	default:
+		rec.ChainUndo.Kind = undoNothing
 	}
 	return changed, saveBalance(txn, b)
 }
@@ -516,6 +531,7 @@ func railBuyerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.
 // whether the job reached a final state it was not in.
 func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time.Time) (bool, error) {
 	amt := prev.Amount
+	undo := &chainUndo{Kind: undoNothing, Reason: prev.Reason, SettledAt: prev.SettledAt}
 	if o.Kind == RailCancelled {
 		switch {
 		case prev.State == StateReleased && !prev.Provisional:
@@ -525,12 +541,14 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 				return false, err
 			}
 			rec.State, rec.Provisional = StateDisputed, false
+			undo.Kind = undoSellerCancelDisputed
 		case prev.State == StateDelivered:
 			rec.State = StateDisputed
+			undo.Kind = undoSellerCancelDisputed
 		case prev.State == StateLocked:
 			rec.State = StateRefunded
 		}
-		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
+		rec.ChainOutcome, rec.ChainTx, rec.ChainBlock, rec.ChainUndo = o.Kind, o.Tx, o.Block, undo
 		changed := rec.State != prev.State
 		if changed {
 			rec.Reason, rec.SettledAt = ReasonRailCancelled, now
@@ -544,8 +562,10 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 			return false, err
 		}
 		rec.Provisional, rec.Reason = false, ReasonClaimed
+		undo.Kind = undoSellerPaidClaim
 	case prev.State == StateReleased:
 		// Credited when the buyer released.
+		undo.Kind = undoSellerPaidRelease
 	default:
 		if err := credit(txn, amt); err != nil {
 			return false, err
@@ -554,6 +574,7 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 		if prev.State == StateDelivered {
 			rec.Reason = ReasonClaimed
 		}
+		undo.Kind = undoSellerPaidClaim
 	}
 	b, err := loadBalance(txn)
 	if err != nil {
@@ -564,7 +585,7 @@ func railSellerOutcome(txn *tx, prev, rec *storedRecord, o RailOutcome, now time
 	}
 	b.Available -= amt
 	b.Withdrawn += amt
-	rec.ChainOutcome, rec.ChainTx, rec.ChainBlock = o.Kind, o.Tx, o.Block
+	rec.ChainOutcome, rec.ChainTx, rec.ChainBlock, rec.ChainUndo = o.Kind, o.Tx, o.Block, undo
 	return rec.State != prev.State || prev.Provisional, saveBalance(txn, b)
 }
 

@@ -483,3 +483,117 @@ func TestRailReceiptsCarryTheRailsPayment(t *testing.T) {
 		require.ErrorIs(t, err, escrow.ErrInvalidMessage)
 	}
 }
+
+// TestRailRevertUndoesExactlyTheOutcome: a chain outcome that a reorg
+// takes away is reverted as it was applied: the account moves back, the
+// job is open on the rail again and marked chain_provisional, the
+// invariant holds, and the outcome applied again lands where it was.
+func TestRailRevertUndoesExactlyTheOutcome(t *testing.T) {
+	type setup func(t *testing.T, p *railPair, id string)
+	delivered := func(t *testing.T, p *railPair, id string) { p.lock(t, id); p.deliver(t, id) }
+	released := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		st, err := p.buyer.e.Release(context.Background(), id)
+		require.NoError(t, err)
+		require.NoError(t, p.seller.e.ApplySettle(context.Background(), st))
+	}
+	refunded := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		st, err := p.buyer.e.Refund(context.Background(), id, "verification failed", nil)
+		require.NoError(t, err)
+		require.NoError(t, p.seller.e.ApplySettle(context.Background(), st))
+	}
+	refundLost := func(t *testing.T, p *railPair, id string) {
+		delivered(t, p, id)
+		_, err := p.buyer.e.Refund(context.Background(), id, "verification failed", nil)
+		require.NoError(t, err) // the refund never reaches the seller
+	}
+	testCases := []struct {
+		name          string
+		setup         setup
+		outcome       string
+		buyer, seller escrow.State // after the revert
+		refundPending bool
+		sellerProv    bool
+		buyerBal      escrow.Balance
+		sellerBal     escrow.Balance
+	}{
+		{"released, paid: redeemed again", released, escrow.RailPaid, escrow.StateReleased, escrow.StateReleased, false, false,
+			escrow.Balance{Available: 10*credit - testPrice, Paid: testPrice, Deposited: 10 * credit},
+			escrow.Balance{Available: testPrice, Earned: testPrice}},
+		{"delivered, claimed: claimed again", delivered, escrow.RailPaid, escrow.StateReleased, escrow.StateReleased, false, true,
+			escrow.Balance{Available: 10*credit - testPrice, Paid: testPrice, Deposited: 10 * credit},
+			escrow.Balance{Pending: testPrice}},
+		// The seller had the buyer's signed refund: it stays disputed and
+		// never claims; the buyer holds the amount and cancels again.
+		{"refunded, cancelled: held and cancelled again", refunded, escrow.RailCancelled, escrow.StateRefunded, escrow.StateDisputed, true, false,
+			escrow.Balance{Available: 10*credit - testPrice, Held: testPrice, Deposited: 10 * credit},
+			escrow.Balance{}},
+		// Disputed only by the chain's cancel: the seller claims at
+		// not_before unless the buyer's cancel comes again.
+		{"refund lost, cancelled: the seller may claim again", refundLost, escrow.RailCancelled, escrow.StateRefunded, escrow.StateReleased, true, true,
+			escrow.Balance{Available: 10*credit - testPrice, Held: testPrice, Deposited: 10 * credit},
+			escrow.Balance{Pending: testPrice}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			p := setupRailPair(t)
+			tc.setup(t, p, "job")
+			o := escrow.RailOutcome{Kind: tc.outcome, Tx: "tx-1", Block: 9}
+			require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job", o))
+			require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job", o))
+			applied := [2]escrow.Balance{p.buyer.balance(t), p.seller.balance(t)}
+			for _, n := range []*testNode{p.buyer, p.seller} {
+				w, err := n.e.RailWatched(ctx, nil, 0)
+				require.NoError(t, err)
+				require.Len(t, w, 1, "a recorded outcome is watched")
+				// Another transaction is not the recorded one: nothing moves.
+				ok, err := n.e.RevertRailOutcome(ctx, w[0].Role, "job", "tx-other", "x")
+				require.NoError(t, err)
+				require.False(t, ok)
+				ok, err = n.e.RevertRailOutcome(ctx, w[0].Role, "job", "tx-1", "vanished")
+				require.NoError(t, err)
+				require.True(t, ok)
+				w, err = n.e.RailWatched(ctx, nil, 0)
+				require.NoError(t, err)
+				require.Empty(t, w)
+				n.requireInvariant(t)
+			}
+			b, err := p.buyer.e.GetRole(ctx, "job", escrow.RoleBuyer)
+			require.NoError(t, err)
+			s, err := p.seller.e.GetRole(ctx, "job", escrow.RoleSeller)
+			require.NoError(t, err)
+			require.Equal(t, tc.buyer, b.State)
+			require.Equal(t, tc.seller, s.State)
+			require.Equal(t, tc.refundPending, b.RefundPending)
+			require.Equal(t, tc.sellerProv, s.Provisional)
+			for _, r := range []escrow.Record{b, s} {
+				require.Empty(t, r.ChainOutcome)
+				require.Empty(t, r.ChainTx)
+				require.True(t, r.ChainProvisional)
+				require.Equal(t, "vanished", r.ChainNote)
+			}
+			require.Equal(t, tc.buyerBal, p.buyer.balance(t))
+			require.Equal(t, tc.sellerBal, p.seller.balance(t))
+			open, err := p.seller.e.RailOpen(ctx, escrow.RoleSeller, nil)
+			require.NoError(t, err)
+			require.Equal(t, tc.seller == escrow.StateReleased, len(open) == 1, "a seller's payout is open on the rail again: re-sent")
+			// The chain shows the outcome again (another transaction).
+			o2 := escrow.RailOutcome{Kind: tc.outcome, Tx: "tx-2", Block: 11}
+			require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job", o2))
+			require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job", o2))
+			require.Equal(t, applied, [2]escrow.Balance{p.buyer.balance(t), p.seller.balance(t)})
+			s, err = p.seller.e.GetRole(ctx, "job", escrow.RoleSeller)
+			require.NoError(t, err)
+			require.False(t, s.ChainProvisional)
+			require.Empty(t, s.ChainNote)
+			require.NoError(t, p.seller.e.RailFinal(ctx, escrow.RoleSeller, "job", "tx-2"))
+			w, err := p.seller.e.RailWatched(ctx, nil, 0)
+			require.NoError(t, err)
+			require.Empty(t, w, "final: no longer watched")
+			p.buyer.requireInvariant(t)
+			p.seller.requireInvariant(t)
+		})
+	}
+}

@@ -189,9 +189,22 @@ type Record struct {
 	ChainOutcome string
 	ChainTx      string
 	ChainBlock   uint64
-	Lock         *Lock
-	Delivery     *Delivery
-	Settle       *Settle
+	// ChainFinal: the rail no longer watches the chain outcome for a
+	// reorg (it is deep enough); until then a recorded outcome that
+	// vanishes from the canonical chain is reverted (RevertRailOutcome).
+	ChainFinal bool
+	// ChainProvisional: the chain outcome this node had recorded vanished
+	// in a reorg; the rail re-sends it (a release redeemed again, a claim,
+	// a cancel) and the job is provisional until the chain shows an
+	// outcome again.
+	ChainProvisional bool
+	// ChainNote is the last thing the rail noticed about the job and did
+	// not act on (an event that did not match the lock, a chain read that
+	// disagreed), or the vanished outcome; empty when there is none.
+	ChainNote string
+	Lock      *Lock
+	Delivery  *Delivery
+	Settle    *Settle
 }
 
 type recordJSON struct {
@@ -224,6 +237,9 @@ type recordJSON struct {
 	ChainOutcome string    `json:"chain_outcome,omitempty"`
 	ChainTx      string    `json:"chain_tx,omitempty"`
 	ChainBlock   uint64    `json:"chain_block,omitempty"`
+	ChainFinal   bool      `json:"chain_final,omitempty"`
+	ChainProv    bool      `json:"chain_provisional,omitempty"`
+	ChainNote    string    `json:"chain_note,omitempty"`
 	Lock         *Lock     `json:"lock,omitempty"`
 	Delivery     *Delivery `json:"delivery,omitempty"`
 	Settle       *Settle   `json:"settle,omitempty"`
@@ -265,6 +281,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		ChainOutcome: r.ChainOutcome,
 		ChainTx:      r.ChainTx,
 		ChainBlock:   r.ChainBlock,
+		ChainFinal:   r.ChainFinal,
+		ChainProv:    r.ChainProvisional,
+		ChainNote:    r.ChainNote,
 		Lock:         r.Lock,
 		Delivery:     r.Delivery,
 		Settle:       r.Settle,
@@ -291,6 +310,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		Accepted: j.Accepted, Provisional: j.Provisional,
 		Rail: j.Rail, RailCounterparty: j.RailPeer, RefundPending: j.RefundPend,
 		ChainOutcome: j.ChainOutcome, ChainTx: j.ChainTx, ChainBlock: j.ChainBlock,
+		ChainFinal: j.ChainFinal, ChainProvisional: j.ChainProv, ChainNote: j.ChainNote,
 		Lock: j.Lock, Delivery: j.Delivery, Settle: j.Settle,
 	}
 	for _, p := range []struct {
@@ -397,6 +417,13 @@ type storedRecord struct {
 	ChainOutcome     string    `json:"chain_outcome,omitempty"`
 	ChainTx          string    `json:"chain_tx,omitempty"`
 	ChainBlock       uint64    `json:"chain_block,omitempty"`
+	// ChainUndo says how the recorded chain outcome changed the record
+	// and the account, so a reorg that takes the outcome away can undo
+	// exactly that (RevertRailOutcome); nil when no outcome is recorded.
+	ChainUndo        *chainUndo `json:"chain_undo,omitempty"`
+	ChainFinal       bool       `json:"chain_final,omitempty"`
+	ChainProvisional bool       `json:"chain_provisional,omitempty"`
+	ChainNote        string     `json:"chain_note,omitempty"`
 }
 
 func (s *storedRecord) window() time.Duration { return time.Duration(s.WindowMS) * time.Millisecond }

@@ -367,6 +367,19 @@ type Redeemed struct {
 	Paid    map[[32]byte]int64 // job -> amount paid to the node
 	Skipped map[[32]byte]uint8 // job -> Skip reason
 	Total   int64
+	// events are the batch's Paid events, parsed strictly: a payment is
+	// matched to its lock by job ID, buyer, seller and amount.
+	events []jobEvent
+}
+
+// paidEvent returns the batch's Paid event of job from buyer, if any.
+func (red *Redeemed) paidEvent(job [32]byte, buyer common.Address) (jobEvent, bool) {
+	for _, e := range red.events {
+		if e.JobID == job && e.Buyer == buyer {
+			return e, true
+		}
+	}
+	return jobEvent{}, false
 }
 
 // maxBatch bounds one redeem transaction: gas grows with the batch, and a
@@ -414,6 +427,9 @@ func (r *Rail) Redeem(ctx context.Context, vs []Voucher) (*Redeemed, error) {
 		if p, err := r.esc.ParsePaid(*l); err == nil && l.Topics[0] == paidTopic {
 			out.Paid[p.JobId] += p.Amount.Int64()
 			out.Total += p.Amount.Int64()
+			if ev, err := parseJobLog(r.cfg.Escrow, l); err == nil {
+				out.events = append(out.events, ev)
+			}
 		} else if s, err := r.esc.ParseSkipped(*l); err == nil && l.Topics[0] == skippedTopic {
 			out.Skipped[s.JobId] = s.Reason
 		}

@@ -68,6 +68,10 @@ type SettlerConfig struct {
 	// must allocate (token base units); 0 means DefaultLineChunkFactor
 	// times the hire's price.
 	LineChunk int64
+	// WatchDepth is how many blocks past its block a recorded chain
+	// outcome or allocation is checked for a reorg; 0 means
+	// DefaultWatchDepth.
+	WatchDepth uint64
 }
 
 // Settler is the evm rail of one node as its escrow sees it: it implements
@@ -120,6 +124,8 @@ type Settler struct {
 
 	payments *paymentCache // Paid events of transactions receipts name
 
+	watchState // reorgs deeper than the confirmation depth (watch.go)
+
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -129,7 +135,7 @@ type Settler struct {
 
 type cachedLine struct {
 	line Line
-	head uint64 // the confirmed head it was read at
+	head common.Hash // the confirmed head it was read at (a reorg replaces it)
 }
 
 var (
@@ -168,6 +174,9 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 	if cfg.Confirmations == 0 {
 		cfg.Confirmations = DefaultConfirmations
 	}
+	if cfg.WatchDepth == 0 {
+		cfg.WatchDepth = DefaultWatchDepth
+	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
 	}
@@ -189,8 +198,9 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 		force:   make(chan struct{}, 1),
 		backoff: make(map[string]time.Time),
 		ctx:     ctx, cancel: cancel,
-		stats:    Stats{ByKind: map[string]int{}, Fee: new(big.Int)},
-		payments: newPaymentCache(),
+		stats:      Stats{ByKind: map[string]int{}, Fee: new(big.Int)},
+		payments:   newPaymentCache(),
+		watchState: watchState{watchSeen: make(map[string]uint64)},
 	}, nil
 }
 
@@ -425,6 +435,7 @@ func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address,
 	if err != nil {
 		return railErr(fmt.Errorf("fund the line to %s: %w", seller, err))
 	}
+	s.watchAlloc(ctx, seller, need, res)
 	s.addLineSeller(ctx, seller)
 	return nil
 }
@@ -462,6 +473,7 @@ func (s *Settler) topUp(r *Rail, seller common.Address, chunk int64) {
 			s.log.Debug("top up a line", "seller", seller, "err", err)
 			return
 		}
+		s.watchAlloc(s.ctx, seller, amount, res)
 		s.addLineSeller(s.ctx, seller)
 	}()
 }
@@ -637,7 +649,7 @@ func (s *Settler) lineAt(ctx context.Context, r *Rail, head *types.Header, buyer
 	s.cacheMu.Lock()
 	c, ok := s.lines[k]
 	s.cacheMu.Unlock()
-	if ok && c.head == n {
+	if ok && c.head == head.Hash() {
 		return c.line, nil
 	}
 	l, err := r.esc.Line(&bind.CallOpts{Context: ctx, BlockHash: head.Hash()}, buyer, seller)
@@ -655,7 +667,7 @@ func (s *Settler) lineAt(ctx context.Context, r *Rail, head *types.Header, buyer
 	if len(s.lines) > 4096 {
 		s.lines = make(map[[2]common.Address]cachedLine) // a stranger's worth of lines is cheap to forget
 	}
-	s.lines[k] = cachedLine{line: out, head: n}
+	s.lines[k] = cachedLine{line: out, head: head.Hash()}
 	s.cacheMu.Unlock()
 	return out, nil
 }
@@ -703,6 +715,13 @@ type Stats struct {
 	// ReleaseToPaid is, for every release voucher redeemed, the time from
 	// the release reaching this node to the money in its address.
 	ReleaseToPaid []time.Duration
+	// Disagreements counts chain answers the node did not act on: job
+	// events that did not match their lock or that the chain did not
+	// confirm (each noted on its job).
+	Disagreements int
+	// Vanished counts recorded chain outcomes (payouts, cancels) and
+	// allocations that a reorg took away, each re-sent.
+	Vanished int
 }
 
 // Stats returns a copy of the node's chain statistics.

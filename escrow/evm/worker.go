@@ -63,6 +63,11 @@ func (s *Settler) run() {
 					s.log.Info("chain reachable again; resuming")
 					s.down.Store(false)
 				}
+				if ok {
+					if err := s.watch(s.ctx, r); err != nil && !errors.Is(err, errStopped) {
+						s.trouble("check recorded chain outcomes for reorgs", err)
+					}
+				}
 				lastReconcile = time.Now()
 			}
 			s.cancelRefunds(s.ctx, r)
@@ -147,8 +152,12 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen, ok 
 		s.trouble("reconcile", err)
 		return false, false
 	}
+	if err := s.applyReport(ctx, r, rep); err != nil {
+		// Read the range again next time: applying is idempotent.
+		s.trouble("reconcile: apply the chain's outcomes", err)
+		return false, false
+	}
 	ok = true
-	s.applyReport(ctx, r, rep)
 	for _, ev := range rep.Lines {
 		if ev.Kind == "withdraw_requested" && ev.Seller == r.Address() && ev.Amount > 0 {
 			withdrawSeen = true
@@ -163,9 +172,14 @@ func (s *Settler) reconcileOnce(ctx context.Context, r *Rail) (withdrawSeen, ok 
 	return withdrawSeen, ok
 }
 
-func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
+// applyReport applies what Reconcile read. A job event counts only if it
+// matches the lock and the chain confirms it (events.go); an error says
+// the chain could not be read for some of them: the caller reads the
+// range again (applying is idempotent).
+func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) error {
 	esc := s.escrow()
 	self := r.Address()
+	var trouble error
 	for _, o := range rep.Jobs {
 		if o.Outcome != OutcomeCancelled {
 			// The line paid out: a reading from before is too high now
@@ -176,17 +190,18 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 		recs, err := esc.FindRailJob(ctx, ref)
 		if err != nil {
 			s.log.Warn("reconcile: find job", "job", ref, "err", err)
+			trouble = err
 			continue
 		}
 		for _, rec := range recs {
 			if rec.Role == escrow.RoleBuyer && o.Buyer != self || rec.Role == escrow.RoleSeller && o.Seller != self {
 				continue
 			}
-			switch o.Outcome {
-			case OutcomeReleased, OutcomeClaimed:
-				s.applyPaid(ctx, rec, o.Outcome == OutcomeReleased, o.Tx.Hex(), o.Block, time.Time{})
-			case OutcomeCancelled:
-				s.applyCancelIfEffective(ctx, r, rec, o.Tx.Hex())
+			if rec.ChainOutcome != "" || rec.Lock == nil {
+				continue
+			}
+			if err := s.applyEvent(ctx, r, rec, eventOf(o), o.Tx); err != nil {
+				trouble = err
 			}
 		}
 	}
@@ -203,6 +218,86 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) {
 			s.addLineSeller(ctx, ev.Seller)
 		}
 	}
+	return trouble
+}
+
+// applyEvent applies one job event of the log to rec, only if it matches
+// the job's lock and the chain confirms it; a mismatch or a contradiction
+// keeps the local decision and is logged and noted on the job. The error
+// is chain trouble (read again later).
+func (s *Settler) applyEvent(ctx context.Context, r *Rail, rec escrow.Record, ev jobEvent, tx common.Hash) error {
+	l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+	if err != nil {
+		s.log.Warn("reconcile: the job's lock voucher", "job", rec.JobID, "err", err)
+		return nil
+	}
+	if err := matchLock(l, ev); err != nil {
+		s.disagreed(ctx, rec, fmt.Sprintf("a %s event in transaction %s is not this job's (%v): it changes nothing", ev.Outcome, tx.Hex(), err))
+		return nil
+	}
+	v, err := r.verifyOutcome(ctx, l, ev, tx)
+	if isDisagreement(err) {
+		s.disagreed(ctx, rec, fmt.Sprintf("a %s event in transaction %s was not confirmed by the chain (%v): kept the local decision", ev.Outcome, tx.Hex(), err))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("verify the %s event of %s: %w", ev.Outcome, rec.JobID, err)
+	}
+	switch ev.Outcome {
+	case OutcomeReleased, OutcomeClaimed:
+		s.applyPaid(ctx, rec, ev.Outcome == OutcomeReleased, v.Tx.Hex(), v.Block, time.Time{})
+	case OutcomeCancelled:
+		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
+	}
+	return nil
+}
+
+// disagreed logs a chain answer the node did not act on and notes it on
+// the job (its record's chain_note), so the job's view says so.
+func (s *Settler) disagreed(ctx context.Context, rec escrow.Record, note string) {
+	s.log.Warn("chain event not acted on: "+note, "job", rec.JobID, "role", rec.Role)
+	if err := s.escrow().NoteRail(ctx, rec.Role, rec.JobID, note); err != nil {
+		s.log.Warn("note a chain disagreement on the job", "job", rec.JobID, "err", err)
+	}
+	s.statsMu.Lock()
+	s.stats.Disagreements++
+	s.statsMu.Unlock()
+}
+
+// resolve reads rec's job on chain and applies the outcome it shows, with
+// the event that settled it if one is found (verified): for a job whose
+// event the reconcile has passed (a redeem skipped as already paid, a
+// refund whose job the chain shows paid, an outcome that vanished and
+// came back in another transaction).
+func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error {
+	if rec.Lock == nil || rec.ChainOutcome != "" {
+		return nil
+	}
+	l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+	if err != nil {
+		return nil
+	}
+	state, ev, v, err := r.findOutcome(ctx, l, defaultLookback)
+	if err != nil || state == 0 {
+		return err
+	}
+	if ev == nil {
+		// The contract shows an outcome whose event lies before the range
+		// read: the state is the chain's word.
+		if state == 2 {
+			s.applyCancelIfEffective(ctx, r, rec, "", 0)
+		} else {
+			s.applyPaid(ctx, rec, rec.Role == escrow.RoleSeller && rec.State == escrow.StateReleased && !rec.Provisional, "", 0, time.Time{})
+		}
+		return nil
+	}
+	switch ev.Outcome {
+	case OutcomeReleased, OutcomeClaimed:
+		s.applyPaid(ctx, rec, ev.Outcome == OutcomeReleased, v.Tx.Hex(), v.Block, time.Time{})
+	case OutcomeCancelled:
+		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
+	}
+	return nil
 }
 
 // ref names a deposit or withdrawal for BookRail.
@@ -214,6 +309,41 @@ func (s *Settler) book(ctx context.Context, kind, ref string, amount int64, memo
 	if _, err := s.escrow().BookRail(ctx, escrow.RailEntry{Kind: kind, Ref: ref, Amount: amount, Memo: memo}); err != nil {
 		s.log.Error("book a chain "+kind+" in the ledger", "ref", ref, "amount", amount, "err", err)
 	}
+}
+
+// applyOwnPaid books a payment of this node's redeem batch: the batch's
+// Paid event must match the job's lock, and the contract must show the
+// job paid at the confirmed head (the seller re-reads job(buyer, seller,
+// jobId) before it stops redeeming).
+func (s *Settler) applyOwnPaid(ctx context.Context, r *Rail, p pendingVoucher, got *Redeemed, paidAt time.Time) {
+	l, err := s.voucherOf(lockTermsOf(p.rec.Lock), p.rec.Lock.RailProof)
+	if err != nil {
+		return
+	}
+	ev, ok := got.paidEvent(l.JobID, l.Buyer)
+	if !ok {
+		s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s paid the job's ID but not from the lock's buyer %s", got.Tx.Hash.Hex(), l.Buyer))
+		return
+	}
+	if err := matchLock(l, ev); err != nil {
+		s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s: %v", got.Tx.Hash.Hex(), err))
+		return
+	}
+	call, head, err := r.confirmedCall(ctx)
+	if err != nil {
+		s.trouble("redeem: read the job on chain", err, "job", p.rec.JobID)
+		return // the reconcile applies it
+	}
+	j, err := r.esc.Job(call, l.Buyer, l.Seller, l.JobID)
+	if err != nil {
+		s.trouble("redeem: read the job on chain", classify("job", err, r.abis...), "job", p.rec.JobID)
+		return
+	}
+	if j.State != 1 {
+		s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s paid the job, but the contract shows it %s at block %d", got.Tx.Hash.Hex(), jobStateName(j.State), head.Number.Uint64()))
+		return
+	}
+	s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), got.Tx.Block, paidAt)
 }
 
 // applyPaid books a payment of rec's job. paidAt, when not zero, is when
@@ -238,7 +368,7 @@ func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released boo
 // applyCancelIfEffective reads the job's state on chain and applies a
 // cancel that came before the lock's not-before; a later cancel changes
 // nothing (the seller may still claim).
-func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escrow.Record, tx string) {
+func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escrow.Record, tx string, block uint64) {
 	if rec.ChainOutcome != "" || rec.Lock == nil {
 		return
 	}
@@ -258,7 +388,7 @@ func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escro
 	}
 	switch {
 	case j.State == 2 && j.CancelledAt < l.NotBefore:
-		err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: tx})
+		err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: tx, Block: block})
 		if err != nil {
 			s.log.Error("apply a chain cancel", "job", rec.JobID, "role", rec.Role, "err", err)
 		}
@@ -340,10 +470,16 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 		}
 		switch {
 		case j.State == 2:
-			s.applyCancelIfEffective(ctx, r, rec, "")
+			s.applyCancelIfEffective(ctx, r, rec, "", 0)
 			continue
 		case j.State == 1:
-			continue // paid: the reconcile applies it
+			// Paid on chain: find the payment and apply it (the refund
+			// stays pending until the chain's own outcome is applied).
+			if err := s.resolve(ctx, r, rec); err != nil {
+				s.trouble("refund: find the job's payment on chain", err, "job", rec.JobID)
+			}
+			s.wait("cancel/"+rec.JobID, 30*time.Second)
+			continue
 		case uint64(time.Now().Unix()) >= l.NotBefore:
 			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
 			s.wait("cancel/"+rec.JobID, 10*time.Minute)
@@ -366,7 +502,18 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 	}
 	s.dropLine(r.Address(), seller, blockOf(res))
 	for _, rec := range todo {
-		s.applyCancelIfEffective(ctx, r, rec, res.Hash.Hex())
+		l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
+		if err != nil {
+			continue
+		}
+		// The cancel names its transaction only if that transaction's
+		// receipt holds the job's Cancelled event (an earlier cancel may
+		// have cancelled it): a reorg watch checks what it names.
+		tx, block := "", uint64(0)
+		if v, err := r.verifyOutcome(ctx, l, jobEvent{Outcome: OutcomeCancelled, JobID: l.JobID, Buyer: l.Buyer, Seller: l.Seller}, res.Hash); err == nil {
+			tx, block = v.Tx.Hex(), v.Block
+		}
+		s.applyCancelIfEffective(ctx, r, rec, tx, block)
 	}
 }
 
@@ -514,7 +661,7 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), got.Tx.Block, paidAt)
+				s.applyOwnPaid(ctx, r, p, got, paidAt)
 			}()
 		}
 	}
@@ -532,10 +679,16 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		switch {
 		case !skipped:
 		case reason == SkipCancelled:
-			// The buyer cancelled before the not-before: the chain's outcome.
-			s.applyCancelIfEffective(ctx, r, p.rec, got.Tx.Hash.Hex())
+			// The buyer cancelled before the not-before: the chain's
+			// outcome (the cancel's own transaction is another).
+			s.applyCancelIfEffective(ctx, r, p.rec, "", 0)
 		case reason == SkipAlreadyPaid:
-			s.wait("redeem/"+p.rec.JobID, time.Minute) // the reconcile applies the payment
+			// Paid before, by this voucher or the lock: the seller stops
+			// redeeming only once it found the payment on chain.
+			if err := s.resolve(ctx, r, p.rec); err != nil {
+				s.trouble("redeem: find the job's payment on chain", err, "job", p.rec.JobID)
+			}
+			s.wait("redeem/"+p.rec.JobID, time.Minute)
 		case reason == SkipTooEarly:
 			s.wait("redeem/"+p.rec.JobID, 5*time.Second)
 		default:
