@@ -56,6 +56,9 @@ var (
 	// ErrTimedOut: no result within the hire's timeout while the seller was
 	// still reachable and working; the hold was refunded.
 	ErrTimedOut = errors.New("no result within the timeout")
+	// ErrQuoteOffListing: a seller quoted other terms than its signed
+	// listing (a price above it); the quote was refused before any lock.
+	ErrQuoteOffListing = errors.New("quote does not match the seller's listing")
 	// ErrNeedsConfirm: the capability is risk tier 3 and the hire was not
 	// confirmed.
 	ErrNeedsConfirm = errors.New("risk tier 3 capability needs confirmation")
@@ -326,12 +329,54 @@ func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQu
 		if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
 			return SignedQuote{}, err
 		}
+		if why := offListing(q.Quote, s.Listing.Listing); why != "" {
+			return SignedQuote{}, m.misquoted(ctx, s, q, why)
+		}
 		m.keepQuote(q)
+	} else if why := offListing(q.Quote, s.Listing.Listing); why != "" {
+		m.dropQuote(s.Peer.ID, req.Capability)
+		return SignedQuote{}, m.misquoted(ctx, s, q, why)
 	}
 	if req.MaxPrice > 0 && int64(q.Quote.Price) > req.MaxPrice {
 		return SignedQuote{}, fmt.Errorf("quote of %s is over the maximum price", q.Quote.Price)
 	}
 	return q, nil
+}
+
+// offListing says how a quote's terms differ from the signed listing the
+// buyer ranked its seller by, or "" when they match: the capability and the
+// price must be the listing's (docs/protocol.md). A buyer ranks, and caps
+// prices, by listings; a quote above its listing would make the ranking and
+// the price limit a lie.
+func offListing(q Quote, l Listing) string {
+	switch {
+	case q.Capability != l.Capability:
+		return fmt.Sprintf("the quote is for %s, its signed listing for %s", q.Capability, l.Capability)
+	case q.Price != l.Price:
+		return fmt.Sprintf("the quote asks %s, its signed listing %s", q.Price, l.Price)
+	}
+	return ""
+}
+
+// misquoted handles a quote whose terms are not its listing's (why): it is
+// refused, and, unless the seller's current listing shows that it changed
+// its price since this node ranked it (a stale find cache), counted against
+// the seller in the routing history, so later hires rank it last. Nothing
+// is locked either way. It returns the error the hire records.
+func (m *Market) misquoted(ctx context.Context, s Seller, q SignedQuote, why string) error {
+	m.forgetFind(s.Listing.Listing.Capability)
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	cur, _, err := m.client.fetchListing(fctx, s.Peer, s.Listing.Listing.Capability)
+	cancel()
+	if err == nil && offListing(q.Quote, cur.Listing) == "" {
+		m.log.Debug("quote matches the seller's new listing, not the ranked one; refused, not counted", "remote_peer", s.Peer.ID, "why", why)
+		return fmt.Errorf("%w: seller %s: %s (it changed its listing since this node ranked it)", ErrQuoteOffListing, s.Peer.ID, why)
+	}
+	m.log.Debug("seller quoted off its signed listing; refused", "remote_peer", s.Peer.ID, "why", why)
+	if err := m.misquote.record(s.Peer.ID, why, m.cfg.now()); err != nil {
+		m.log.Warn("record misquote", "err", err)
+	}
+	return fmt.Errorf("%w: seller %s: %s", ErrQuoteOffListing, s.Peer.ID, why)
 }
 
 // runHire locks the quoted amount, runs the job and settles it.

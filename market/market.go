@@ -88,6 +88,7 @@ type Market struct {
 	store    *Store
 	jobs     *jobs
 	latency  *latencies
+	misquote *misquotes
 	reps     *reputations
 	handlers *handlers
 	client   *agentClient
@@ -150,6 +151,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		store:       store,
 		jobs:        &jobs{db: db, onChange: cfg.onJob},
 		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
+		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient},
 		client:      &agentClient{host: h, holePunchWait: HolePunchWait},

@@ -64,6 +64,8 @@ type config struct {
 	catalog  *route.Catalog
 	// settlement is this node's rail and payout address (ListingSettlement).
 	settlement *Settlement
+	// quotePrice rewrites the price of every quote (tests only).
+	quotePrice func(Credits) Credits
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// onJob is called after each job record write (OnJob).
@@ -190,6 +192,12 @@ func withTamper(_ *testing.T, f func(*SignedListing)) Option {
 }
 
 // withReadHeaderTimeout shortens the read-header deadline of agent streams.
+// withQuotePrice makes the seller quote f(listing price): a seller quoting
+// off its listing.
+func withQuotePrice(_ *testing.T, f func(Credits) Credits) Option {
+	return func(c *config) error { c.quotePrice = f; return nil }
+}
+
 func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
 	return func(c *config) error { c.readHeaderTimeout = d; return nil }
 }
