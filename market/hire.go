@@ -68,7 +68,9 @@ var (
 type HireRequest struct {
 	Capability string
 	Input      json.RawMessage
-	// MaxPrice is the most the buyer pays, in micro-credits; 0: no limit.
+	// MaxPrice is the most the buyer pays, in micro units of the rail;
+	// 0: the node's limit (the MaxPrice option, [market] max_price), or a
+	// [[policy]] max_price for the capability.
 	MaxPrice int64
 	// Seller, when set, hires only this peer.
 	Seller peer.ID
@@ -96,7 +98,14 @@ type HireRequest struct {
 	// standard is set by Hire: the capability has the taxonomy's schemas
 	// and checks.
 	standard bool
+	// limitBy names what set MaxPrice when the caller did not ("" when it
+	// did): limitByConfig or a [[policy]].
+	limitBy string
 }
+
+// limitByConfig names the node's own price limit (MaxPrice option).
+const limitByConfig = "[market] max_price"
+
 
 // HireResult is what a hire produced, also when it failed after the lock.
 type HireResult struct {
@@ -146,7 +155,11 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		}
 		if pol.MaxPrice > 0 && (req.MaxPrice == 0 || pol.MaxPrice < req.MaxPrice) {
 			req.MaxPrice = pol.MaxPrice // the quote must fit the policy's cap too
+			req.limitBy = "[[policy]] " + pol.Match + " max_price"
 		}
+	}
+	if req.MaxPrice == 0 {
+		req.MaxPrice, req.limitBy = m.cfg.maxPrice, limitByConfig
 	}
 	standard, err := checkHireInput(req)
 	if err != nil {
@@ -854,7 +867,11 @@ func (m *Market) dropQuote(seller peer.ID, capID string) {
 
 // noSeller explains an empty candidate list and what to do about it.
 func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error {
-	if len(found) > 0 && routed.Policy != nil {
+	overPrice := len(found) > 0
+	for _, s := range found {
+		overPrice = overPrice && int64(s.Listing.Listing.Price) > req.MaxPrice
+	}
+	if len(found) > 0 && routed.Policy != nil && !overPrice {
 		return fmt.Errorf("%w of %s passes [[policy]] %s: %d seller(s) found, all dropped; the first: %s (hire --explain shows each)",
 			ErrNoSeller, req.Capability, routed.Policy.Match, len(found), routed.Candidates[0].Reason)
 	}
@@ -870,8 +887,15 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 	for _, s := range found {
 		cheapest = min(cheapest, s.Listing.Listing.Price)
 	}
-	return fmt.Errorf("%w of %s at or under %s credits: %d seller(s) found, the cheapest asks %s; raise --max-price",
-		ErrNoSeller, req.Capability, escrow.FormatAmount(req.MaxPrice), len(found), cheapest)
+	hint := "raise --max-price"
+	switch {
+	case req.limitBy == limitByConfig:
+		hint = "[market] max_price; raise it or pass --max-price"
+	case req.limitBy != "":
+		hint = req.limitBy + "; raise it in config.toml"
+	}
+	return fmt.Errorf("%w within the price limit %s (%s) for %s: %d seller(s) found, the cheapest asks %s",
+		ErrNoSeller, escrow.FormatAmount(req.MaxPrice), hint, req.Capability, len(found), cheapest)
 }
 
 // CancelJob cancels a job this node bought that no live hire of this

@@ -112,3 +112,31 @@ func TestQuoteOfAChangedListingIsRefusedNotCounted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fast.host.ID(), res.Seller, "re-ranked at its new price, the former cheap seller is dearer now")
 }
+
+// A hire without its own MaxPrice pays at most the node's limit (the
+// MaxPrice option, [market] max_price); a [[policy]] max_price for the
+// capability replaces it, and the hire's own MaxPrice may pass it.
+func TestHireWithoutMaxPricePaysAtMostTheNodesLimit(t *testing.T) {
+	buyer, fast, slow := routingMarket(t, MaxPrice(20_000))
+	res, err := hireEcho(t, buyer, HireRequest{QoS: route.P0, Explain: true})
+	require.NoError(t, err)
+	require.Equal(t, slow.host.ID(), res.Seller, "the fast seller at 0.05 is over the limit 0.02")
+	require.Contains(t, res.Routing.Candidates[1].Reason, "over the maximum 0.02")
+
+	buyer.market.cfg.policies = route.Policies{{Match: "custom.test.echo", MaxPrice: 10_000}}
+	_, err = hireEcho(t, buyer, HireRequest{Seller: fast.host.ID()})
+	require.ErrorIs(t, err, ErrNoSeller)
+	require.ErrorContains(t, err, "within the price limit 0.01 ([[policy]] custom.test.echo max_price; raise it in config.toml)")
+
+	buyer.market.cfg.policies = route.Policies{{Match: "custom.test", MaxPrice: 60_000}}
+	res, err = hireEcho(t, buyer, HireRequest{Seller: fast.host.ID()})
+	require.NoError(t, err, "the policy's limit replaces the node's")
+	require.Equal(t, fast.host.ID(), res.Seller)
+
+	buyer.market.cfg.policies = nil
+	_, err = hireEcho(t, buyer, HireRequest{Seller: fast.host.ID()})
+	require.ErrorContains(t, err, "no seller within the price limit 0.02 ([market] max_price; raise it or pass --max-price)")
+	res, err = hireEcho(t, buyer, HireRequest{Seller: fast.host.ID(), MaxPrice: 50_000})
+	require.NoError(t, err, "the hire's own limit may pass the node's")
+	require.Equal(t, Credits(50_000), res.Price)
+}

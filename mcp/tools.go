@@ -510,6 +510,8 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 			msg += " The price limit is what is left of the per-day cap; the node's owner can raise it (" + s.guard.howToRaise("--max-per-day", KeyMaxPerDay) + ")."
 		case args.maxPrice > 0:
 			msg += " A higher max_price may find one."
+		case strings.Contains(info.Error, "[market] max_price"):
+			msg += " The price limit is the node's [market] max_price; a max_price above it may find one."
 		default:
 			msg += " Try again later, or another capability."
 		}

@@ -504,7 +504,7 @@ func (req HireRequest) market() (market.HireRequest, error) {
 			return out, fmt.Errorf("max_price %q: %v", req.MaxPrice, err)
 		}
 		if p <= 0 {
-			return out, fmt.Errorf("max_price %q: must be more than 0; leave it out for no limit", req.MaxPrice)
+			return out, fmt.Errorf("max_price %q: must be more than 0; leave it out for the node's [market] max_price", req.MaxPrice)
 		}
 		out.MaxPrice = p
 	}
