@@ -85,10 +85,14 @@ type HireRequest struct {
 	QoS route.QoS
 	// Explain keeps the reason of every candidate in the result.
 	Explain bool
-	// RequireConfirm makes Confirm the only allowance for risk tier 3: the
-	// node's allow_risk_tier_3 does not apply (MCP sets it, so only its own
-	// allowance counts).
+	// RequireConfirm makes Confirm or AllowRisk3 the only allowance for
+	// risk tier 3: the node's allow_risk_tier_3 does not apply (MCP sets
+	// it, so only its own allowance counts).
 	RequireConfirm bool
+	// AllowRisk3 is a front end's own allowance of risk tier 3 (MCP's
+	// --allow-risk-tier-3). Unlike Confirm it is no person's confirmation:
+	// it never lifts a [[policy]] require_confirmation hold.
+	AllowRisk3 bool
 	// SpendCaps are checked by the escrow lock, atomically with the hold
 	// (escrow.SpendCap).
 	SpendCaps []escrow.SpendCap
@@ -151,7 +155,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	req.Capability = resolved
 	if pol := m.cfg.policies.For(resolved); pol != nil {
 		if pol.RequireConfirmation && !req.Confirm {
-			return HireResult{}, fmt.Errorf("%w: [[policy]] %s holds every hire of %s until it is confirmed; hire again with --confirm", ErrPolicyHold, pol.Match, resolved)
+			return HireResult{}, &PolicyHoldError{Policy: pol.Match, Capability: resolved}
 		}
 		if pol.MaxPrice > 0 && (req.MaxPrice == 0 || pol.MaxPrice < req.MaxPrice) {
 			req.MaxPrice = pol.MaxPrice // the quote must fit the policy's cap too
@@ -317,7 +321,7 @@ func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Sell
 }
 
 func (m *Market) checkRisk(s Seller, req HireRequest) error {
-	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && (req.RequireConfirm || !m.cfg.allowRisk3) {
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !req.AllowRisk3 && (req.RequireConfirm || !m.cfg.allowRisk3) {
 		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm, or set allow_risk_tier_3 = true under [market] in config.toml", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
 	}
 	return nil

@@ -22,6 +22,24 @@ import (
 // the hire was not confirmed. Nothing was locked.
 var ErrPolicyHold = errors.New("policy requires confirmation")
 
+// PolicyHoldError is the ErrPolicyHold of one hire: which [[policy]] held
+// which capability. Only a person confirms such a hold (HireRequest.Confirm:
+// 'hire --confirm'); a front end's risk allowance does not.
+type PolicyHoldError struct {
+	// Policy is the Match of the [[policy]] that holds the hire.
+	Policy     string
+	Capability string
+}
+
+var _ error = (*PolicyHoldError)(nil)
+
+func (e *PolicyHoldError) Error() string {
+	return fmt.Sprintf("%s: [[policy]] %s holds every hire of %s until it is confirmed; hire again with --confirm", ErrPolicyHold, e.Policy, e.Capability)
+}
+
+// Unwrap makes errors.Is(err, ErrPolicyHold) hold.
+func (e *PolicyHoldError) Unwrap() error { return ErrPolicyHold }
+
 // latencyVersion is the schema version of stored latency history.
 const latencyVersion = 1
 
