@@ -110,7 +110,6 @@ type HireRequest struct {
 // limitByConfig names the node's own price limit (MaxPrice option).
 const limitByConfig = "[market] max_price"
 
-
 // HireResult is what a hire produced, also when it failed after the lock.
 type HireResult struct {
 	JobID      string          `json:"job_id"`
