@@ -269,7 +269,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 	}
 	byPeer := make(map[peer.ID]Seller, len(sellers))
 	var exact []Seller
-	unpayable := ""
+	unpayable, unfit := "", ""
 	for _, s := range sellers {
 		if s.Listing.Listing.Capability != req.Capability {
 			continue // found under a prefix
@@ -278,11 +278,20 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 			unpayable = why // this node's money cannot pay it
 			continue
 		}
+		if why := s.Listing.Listing.Unfit(req.Timeout); why != "" {
+			// It would refuse the lock: never quote it, and on a rail
+			// never allocate it money.
+			unfit = fmt.Sprintf("seller %s: %s (a short escrow notice or a long window; a shorter --timeout may fit)", s.Peer.ID, why)
+			continue
+		}
 		exact = append(exact, s)
 		byPeer[s.Peer.ID] = s
 	}
 	if len(exact) == 0 && unpayable != "" {
 		return nil, Routed{}, fmt.Errorf("%w of %s this node can pay: %s", ErrNoSeller, req.Capability, unpayable)
+	}
+	if len(exact) == 0 && unfit != "" {
+		return nil, Routed{}, fmt.Errorf("%w of %s whose terms fit this hire: %s", ErrNoSeller, req.Capability, unfit)
 	}
 	routed := m.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
 	var out []Seller
@@ -361,7 +370,8 @@ func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQu
 
 // offListing says how a quote's terms differ from the signed listing the
 // buyer ranked its seller by, or "" when they match: the capability and the
-// price must be the listing's (docs/protocol.md). A buyer ranks, and caps
+// price must be the listing's, and the window and max duration too when the
+// listing states its terms (docs/protocol.md). A buyer ranks, and caps
 // prices, by listings; a quote above its listing would make the ranking and
 // the price limit a lie.
 func offListing(q Quote, l Listing) string {
@@ -370,6 +380,9 @@ func offListing(q Quote, l Listing) string {
 		return fmt.Sprintf("the quote is for %s, its signed listing for %s", q.Capability, l.Capability)
 	case q.Price != l.Price:
 		return fmt.Sprintf("the quote asks %s, its signed listing %s", q.Price, l.Price)
+	case l.Terms != nil && (q.WindowMS != l.Terms.WindowMS || q.MaxDurationMS != l.Terms.MaxDurationMS):
+		return fmt.Sprintf("the quote's window %d ms and max duration %d ms are not its signed listing's %d ms and %d ms",
+			q.WindowMS, q.MaxDurationMS, l.Terms.WindowMS, l.Terms.MaxDurationMS)
 	}
 	return ""
 }

@@ -53,6 +53,9 @@ type config struct {
 	outboxInterval time.Duration
 	allowRisk3     bool
 	maxPrice       int64
+	// acceptHorizon is signed into listings when set (AcceptHorizon).
+	acceptHorizon    time.Duration
+	acceptHorizonSet bool
 	// admit, when set, may refuse new quotes and hires (Admission).
 	admit func(context.Context) error
 	// readHeaderTimeout bounds a stream's request headers.
