@@ -61,7 +61,9 @@ type SettlementConfig struct {
 	// Default "5s".
 	ReconcileInterval string `toml:"reconcile_interval,omitempty"`
 	// LineChunk is the least a buyer allocates to a seller's line when it
-	// must (token units, "1.5"). Default: 100 times the hire's price.
+	// must, once a job of that seller was released (token units, "1.5");
+	// the first allocation is only what the first job needs. Default: 10
+	// times the hire's price (evm.DefaultLineChunkFactor).
 	LineChunk string `toml:"line_chunk,omitempty"`
 }
 
