@@ -5,14 +5,14 @@ package main
 // @foundry-rs/anvil, pinned) behind a TCP proxy the test can take down.
 
 import (
-	"io"
-	"sync"
 	"encoding/json"
+	"io"
 	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"io"
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
