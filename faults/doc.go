@@ -37,6 +37,12 @@
 //   - Replayed and forged messages: a lock POSTed twice with another input,
 //     settles signed by a stranger, replayed for another job, rewritten.
 //   - Concurrent hires: dozens at once against sellers with a small queue.
+//   - A seller quoting above its listing (issue 22): the failpoint
+//     seller/quote-price=set(N) (market/seller.go, the quote handler) makes
+//     the honest seller quote N micro-credits for what it lists at 0.01;
+//     the buyer must refuse every such quote before any lock, and every
+//     lock it ever makes must hold a listed price (any other amount is a
+//     wrong payment).
 //
 // After each run the suite compares the ledgers job by job, read with the
 // CLI (escrow list --json, wallet balance --json, jobs list --json), and

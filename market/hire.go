@@ -56,6 +56,9 @@ var (
 	// ErrTimedOut: no result within the hire's timeout while the seller was
 	// still reachable and working; the hold was refunded.
 	ErrTimedOut = errors.New("no result within the timeout")
+	// ErrQuoteOffListing: a seller quoted other terms than its signed
+	// listing (a price above it); the quote was refused before any lock.
+	ErrQuoteOffListing = errors.New("quote does not match the seller's listing")
 	// ErrNeedsConfirm: the capability is risk tier 3 and the hire was not
 	// confirmed.
 	ErrNeedsConfirm = errors.New("risk tier 3 capability needs confirmation")
@@ -65,7 +68,9 @@ var (
 type HireRequest struct {
 	Capability string
 	Input      json.RawMessage
-	// MaxPrice is the most the buyer pays, in micro-credits; 0: no limit.
+	// MaxPrice is the most the buyer pays, in micro units of the rail;
+	// 0: the node's limit (the MaxPrice option, [market] max_price), or a
+	// [[policy]] max_price for the capability.
 	MaxPrice int64
 	// Seller, when set, hires only this peer.
 	Seller peer.ID
@@ -80,10 +85,14 @@ type HireRequest struct {
 	QoS route.QoS
 	// Explain keeps the reason of every candidate in the result.
 	Explain bool
-	// RequireConfirm makes Confirm the only allowance for risk tier 3: the
-	// node's allow_risk_tier_3 does not apply (MCP sets it, so only its own
-	// allowance counts).
+	// RequireConfirm makes Confirm or AllowRisk3 the only allowance for
+	// risk tier 3: the node's allow_risk_tier_3 does not apply (MCP sets
+	// it, so only its own allowance counts).
 	RequireConfirm bool
+	// AllowRisk3 is a front end's own allowance of risk tier 3 (MCP's
+	// --allow-risk-tier-3). Unlike Confirm it is no person's confirmation:
+	// it never lifts a [[policy]] require_confirmation hold.
+	AllowRisk3 bool
 	// SpendCaps are checked by the escrow lock, atomically with the hold
 	// (escrow.SpendCap).
 	SpendCaps []escrow.SpendCap
@@ -93,7 +102,13 @@ type HireRequest struct {
 	// standard is set by Hire: the capability has the taxonomy's schemas
 	// and checks.
 	standard bool
+	// limitBy names what set MaxPrice when the caller did not ("" when it
+	// did): limitByConfig or a [[policy]].
+	limitBy string
 }
+
+// limitByConfig names the node's own price limit (MaxPrice option).
+const limitByConfig = "[market] max_price"
 
 // HireResult is what a hire produced, also when it failed after the lock.
 type HireResult struct {
@@ -139,11 +154,15 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	req.Capability = resolved
 	if pol := m.cfg.policies.For(resolved); pol != nil {
 		if pol.RequireConfirmation && !req.Confirm {
-			return HireResult{}, fmt.Errorf("%w: [[policy]] %s holds every hire of %s until it is confirmed; hire again with --confirm", ErrPolicyHold, pol.Match, resolved)
+			return HireResult{}, &PolicyHoldError{Policy: pol.Match, Capability: resolved}
 		}
 		if pol.MaxPrice > 0 && (req.MaxPrice == 0 || pol.MaxPrice < req.MaxPrice) {
 			req.MaxPrice = pol.MaxPrice // the quote must fit the policy's cap too
+			req.limitBy = "[[policy]] " + pol.Match + " max_price"
 		}
+	}
+	if req.MaxPrice == 0 {
+		req.MaxPrice, req.limitBy = m.cfg.maxPrice, limitByConfig
 	}
 	standard, err := checkHireInput(req)
 	if err != nil {
@@ -254,7 +273,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 	}
 	byPeer := make(map[peer.ID]Seller, len(sellers))
 	var exact []Seller
-	unpayable := ""
+	unpayable, unfit := "", ""
 	for _, s := range sellers {
 		if s.Listing.Listing.Capability != req.Capability {
 			continue // found under a prefix
@@ -263,11 +282,20 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 			unpayable = why // this node's money cannot pay it
 			continue
 		}
+		if why := s.Listing.Listing.Unfit(req.Timeout); why != "" {
+			// It would refuse the lock: never quote it, and on a rail
+			// never allocate it money.
+			unfit = fmt.Sprintf("seller %s: %s (a short escrow notice or a long window; a shorter --timeout may fit)", s.Peer.ID, why)
+			continue
+		}
 		exact = append(exact, s)
 		byPeer[s.Peer.ID] = s
 	}
 	if len(exact) == 0 && unpayable != "" {
 		return nil, Routed{}, fmt.Errorf("%w of %s this node can pay: %s", ErrNoSeller, req.Capability, unpayable)
+	}
+	if len(exact) == 0 && unfit != "" {
+		return nil, Routed{}, fmt.Errorf("%w of %s whose terms fit this hire: %s", ErrNoSeller, req.Capability, unfit)
 	}
 	routed := m.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
 	var out []Seller
@@ -305,7 +333,7 @@ func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Sell
 }
 
 func (m *Market) checkRisk(s Seller, req HireRequest) error {
-	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && (req.RequireConfirm || !m.cfg.allowRisk3) {
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !req.AllowRisk3 && (req.RequireConfirm || !m.cfg.allowRisk3) {
 		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm, or set allow_risk_tier_3 = true under [market] in config.toml", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
 	}
 	return nil
@@ -330,12 +358,58 @@ func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQu
 		if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
 			return SignedQuote{}, err
 		}
+		if why := offListing(q.Quote, s.Listing.Listing); why != "" {
+			return SignedQuote{}, m.misquoted(ctx, s, q, why)
+		}
 		m.keepQuote(q)
+	} else if why := offListing(q.Quote, s.Listing.Listing); why != "" {
+		m.dropQuote(s.Peer.ID, req.Capability)
+		return SignedQuote{}, m.misquoted(ctx, s, q, why)
 	}
 	if req.MaxPrice > 0 && int64(q.Quote.Price) > req.MaxPrice {
 		return SignedQuote{}, fmt.Errorf("quote of %s is over the maximum price", q.Quote.Price)
 	}
 	return q, nil
+}
+
+// offListing says how a quote's terms differ from the signed listing the
+// buyer ranked its seller by, or "" when they match: the capability and the
+// price must be the listing's, and the window and max duration too when the
+// listing states its terms (docs/protocol.md). A buyer ranks, and caps
+// prices, by listings; a quote above its listing would make the ranking and
+// the price limit a lie.
+func offListing(q Quote, l Listing) string {
+	switch {
+	case q.Capability != l.Capability:
+		return fmt.Sprintf("the quote is for %s, its signed listing for %s", q.Capability, l.Capability)
+	case q.Price != l.Price:
+		return fmt.Sprintf("the quote asks %s, its signed listing %s", q.Price, l.Price)
+	case l.Terms != nil && (q.WindowMS != l.Terms.WindowMS || q.MaxDurationMS != l.Terms.MaxDurationMS):
+		return fmt.Sprintf("the quote's window %d ms and max duration %d ms are not its signed listing's %d ms and %d ms",
+			q.WindowMS, q.MaxDurationMS, l.Terms.WindowMS, l.Terms.MaxDurationMS)
+	}
+	return ""
+}
+
+// misquoted handles a quote whose terms are not its listing's (why): it is
+// refused, and, unless the seller's current listing shows that it changed
+// its price since this node ranked it (a stale find cache), counted against
+// the seller in the routing history, so later hires rank it last. Nothing
+// is locked either way. It returns the error the hire records.
+func (m *Market) misquoted(ctx context.Context, s Seller, q SignedQuote, why string) error {
+	m.forgetFind(s.Listing.Listing.Capability)
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	cur, _, err := m.client.fetchListing(fctx, s.Peer, s.Listing.Listing.Capability)
+	cancel()
+	if err == nil && offListing(q.Quote, cur.Listing) == "" {
+		m.log.Debug("quote matches the seller's new listing, not the ranked one; refused, not counted", "remote_peer", s.Peer.ID, "why", why)
+		return fmt.Errorf("%w: seller %s: %s (it changed its listing since this node ranked it)", ErrQuoteOffListing, s.Peer.ID, why)
+	}
+	m.log.Debug("seller quoted off its signed listing; refused", "remote_peer", s.Peer.ID, "why", why)
+	if err := m.misquote.record(s.Peer.ID, why, m.cfg.now()); err != nil {
+		m.log.Warn("record misquote", "err", err)
+	}
+	return fmt.Errorf("%w: seller %s: %s", ErrQuoteOffListing, s.Peer.ID, why)
 }
 
 // runHire locks the quoted amount, runs the job and settles it.
@@ -816,7 +890,11 @@ func (m *Market) dropQuote(seller peer.ID, capID string) {
 
 // noSeller explains an empty candidate list and what to do about it.
 func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error {
-	if len(found) > 0 && routed.Policy != nil {
+	overPrice := len(found) > 0
+	for _, s := range found {
+		overPrice = overPrice && int64(s.Listing.Listing.Price) > req.MaxPrice
+	}
+	if len(found) > 0 && routed.Policy != nil && !overPrice {
 		return fmt.Errorf("%w of %s passes [[policy]] %s: %d seller(s) found, all dropped; the first: %s (hire --explain shows each)",
 			ErrNoSeller, req.Capability, routed.Policy.Match, len(found), routed.Candidates[0].Reason)
 	}
@@ -832,8 +910,15 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 	for _, s := range found {
 		cheapest = min(cheapest, s.Listing.Listing.Price)
 	}
-	return fmt.Errorf("%w of %s at or under %s credits: %d seller(s) found, the cheapest asks %s; raise --max-price",
-		ErrNoSeller, req.Capability, escrow.FormatAmount(req.MaxPrice), len(found), cheapest)
+	hint := "raise --max-price"
+	switch {
+	case req.limitBy == limitByConfig:
+		hint = "[market] max_price; raise it or pass --max-price"
+	case req.limitBy != "":
+		hint = req.limitBy + "; raise it in config.toml"
+	}
+	return fmt.Errorf("%w within the price limit %s (%s) for %s: %d seller(s) found, the cheapest asks %s",
+		ErrNoSeller, escrow.FormatAmount(req.MaxPrice), hint, req.Capability, len(found), cheapest)
 }
 
 // CancelJob cancels a job this node bought that no live hire of this

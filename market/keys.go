@@ -17,6 +17,7 @@ func listingKey(capID string) []byte { return []byte(listingPrefix + capID) }
 //	job/<role>/<base32 job id>          -> JobRecord (versioned JSON)
 //	rating/<seller peer id>/<base32 job id> -> rating (versioned JSON)
 //	route/latency/<seller peer id>/<capability> -> latency history (versioned JSON)
+//	route/misquote/<seller peer id>            -> quotes off the seller's listing (versioned JSON)
 //	trade/counterparty/<peer id>              -> this node traded with the peer
 //	trade/falserefund/<buyer peer id>/<job id> -> the buyer refunded output the verifier accepts
 //
@@ -24,10 +25,11 @@ func listingKey(capID string) []byte { return []byte(listingPrefix + capID) }
 // their namespace whatever bytes they hold. Peer IDs are base58 and contain
 // no '/'.
 const (
-	jobPrefix     = "job/"
-	ratingPrefix  = "rating/"
-	latencyPrefix = "route/latency/"
-	tradePrefix   = "trade/"
+	jobPrefix      = "job/"
+	ratingPrefix   = "rating/"
+	latencyPrefix  = "route/latency/"
+	misquotePrefix = "route/misquote/"
+	tradePrefix    = "trade/"
 )
 
 func counterpartyKey(p peer.ID) []byte { return []byte(tradePrefix + "counterparty/" + p.String()) }
@@ -46,6 +48,10 @@ func falseRefundKey(buyer peer.ID, jobID string) []byte {
 func latencyKey(seller peer.ID, capID string) []byte {
 	return []byte(latencyPrefix + seller.String() + "/" + capID)
 }
+
+// misquoteKey holds how often seller quoted other terms than its signed
+// listing (a price above it, another capability).
+func misquoteKey(seller peer.ID) []byte { return []byte(misquotePrefix + seller.String()) }
 
 var keyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 

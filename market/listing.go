@@ -52,6 +52,9 @@ type Listing struct {
 	// Settlement is how the seller is paid (settlement.go); absent on the
 	// credits rail.
 	Settlement *Settlement `json:"settlement,omitempty"`
+	// Terms are what the seller accepts (terms.go); absent in listings
+	// signed before they existed.
+	Terms *ListingTerms `json:"terms,omitempty"`
 }
 
 // SignedListing is a Listing with the seller's signature over its stable JSON.
@@ -126,6 +129,9 @@ func (s SignedListing) Verify(seller peer.ID, capID string) error {
 	}
 	if l.Price <= 0 {
 		return fmt.Errorf("%w: price must be positive", ErrListingMismatch)
+	}
+	if err := l.Terms.check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrListingMismatch, err)
 	}
 	return verifyStable(seller, l, s.Signature)
 }

@@ -88,6 +88,7 @@ type Market struct {
 	store    *Store
 	jobs     *jobs
 	latency  *latencies
+	misquote *misquotes
 	reps     *reputations
 	handlers *handlers
 	client   *agentClient
@@ -140,6 +141,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		return nil, fmt.Errorf("market: the listing settlement (rail %s) is not the escrow's rail %s at %s", RailOf(Listing{Settlement: cfg.settlement}), rail, esc.RailAddress())
 	}
 	store.settlement = cfg.settlement
+	store.terms = cfg.terms()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
 		cfg:         cfg,
@@ -150,6 +152,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		store:       store,
 		jobs:        &jobs{db: db, onChange: cfg.onJob},
 		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
+		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient},
 		client:      &agentClient{host: h, holePunchWait: HolePunchWait},

@@ -23,6 +23,11 @@ const (
 	DefaultMaxDuration = 5 * time.Minute
 	// DefaultQuoteTTL is how long a quote stays valid.
 	DefaultQuoteTTL = time.Minute
+	// DefaultMaxPrice is the most one hire pays when neither the hire
+	// (HireRequest.MaxPrice) nor a [[policy]] says otherwise: 1 in the
+	// rail's unit (a credit, a token), in micro units. One mistyped script
+	// must not drain a wallet.
+	DefaultMaxPrice = 1_000_000
 	// DefaultQueue is how many jobs may wait for a free slot before quotes
 	// answer 429.
 	DefaultQueue = 64
@@ -46,6 +51,10 @@ type config struct {
 	queue          int
 	outboxInterval time.Duration
 	allowRisk3     bool
+	maxPrice       int64
+	// acceptHorizon is signed into listings when set (AcceptHorizon).
+	acceptHorizon    time.Duration
+	acceptHorizonSet bool
 	// admit, when set, may refuse new quotes and hires (Admission).
 	admit func(context.Context) error
 	// readHeaderTimeout bounds a stream's request headers.
@@ -63,6 +72,8 @@ type config struct {
 	catalog  *route.Catalog
 	// settlement is this node's rail and payout address (ListingSettlement).
 	settlement *Settlement
+	// quotePrice rewrites the price of every quote (tests only).
+	quotePrice func(Credits) Credits
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// onJob is called after each job record write (OnJob).
@@ -78,6 +89,7 @@ func defaultConfig() config {
 		quoteTTL:          DefaultQuoteTTL,
 		concurrency:       max(4, 2*runtime.NumCPU()),
 		queue:             DefaultQueue,
+		maxPrice:          DefaultMaxPrice,
 		outboxInterval:    defaultOutboxInterval,
 		readHeaderTimeout: readHeaderTimeout,
 		now:               time.Now,
@@ -92,6 +104,8 @@ func (c *config) validate() error {
 		return errors.New("market: MaxJobDuration must be positive")
 	case c.quoteTTL <= 0:
 		return errors.New("market: QuoteTTL must be positive")
+	case c.maxPrice <= 0:
+		return errors.New("market: MaxPrice must be positive")
 	case c.concurrency < 1 || c.queue < 0:
 		return errors.New("market: Concurrency must be at least 1 and Queue at least 0")
 	}
@@ -151,6 +165,14 @@ func QuoteTTL(d time.Duration) Option {
 // Defaults to max(4, 2*NumCPU) and DefaultQueue.
 func Concurrency(running, queued int) Option {
 	return func(c *config) error { c.concurrency, c.queue = running, queued; return nil }
+}
+
+// MaxPrice sets the most one hire pays, in micro units of the rail, when
+// neither the hire's own MaxPrice nor a [[policy]] max_price applies (the
+// hire's may be higher: it is the caller's explicit choice). Defaults to
+// DefaultMaxPrice.
+func MaxPrice(micro int64) Option {
+	return func(c *config) error { c.maxPrice = micro; return nil }
 }
 
 // AllowRiskTier3 lets this node hire risk tier 3 capabilities without a

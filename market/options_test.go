@@ -17,6 +17,12 @@ func withTamper(_ *testing.T, f func(*SignedListing)) Option {
 }
 
 // withReadHeaderTimeout shortens the read-header deadline of agent streams.
+// withQuotePrice makes the seller quote f(listing price): a seller quoting
+// off its listing.
+func withQuotePrice(_ *testing.T, f func(Credits) Credits) Option {
+	return func(c *config) error { c.quotePrice = f; return nil }
+}
+
 func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
 	return func(c *config) error { c.readHeaderTimeout = d; return nil }
 }

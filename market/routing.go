@@ -22,6 +22,24 @@ import (
 // the hire was not confirmed. Nothing was locked.
 var ErrPolicyHold = errors.New("policy requires confirmation")
 
+// PolicyHoldError is the ErrPolicyHold of one hire: which [[policy]] held
+// which capability. Only a person confirms such a hold (HireRequest.Confirm:
+// 'hire --confirm'); a front end's risk allowance does not.
+type PolicyHoldError struct {
+	// Policy is the Match of the [[policy]] that holds the hire.
+	Policy     string
+	Capability string
+}
+
+var _ error = (*PolicyHoldError)(nil)
+
+func (e *PolicyHoldError) Error() string {
+	return fmt.Sprintf("%s: [[policy]] %s holds every hire of %s until it is confirmed; hire again with --confirm", ErrPolicyHold, e.Policy, e.Capability)
+}
+
+// Unwrap makes errors.Is(err, ErrPolicyHold) hold.
+func (e *PolicyHoldError) Unwrap() error { return ErrPolicyHold }
+
 // latencyVersion is the schema version of stored latency history.
 const latencyVersion = 1
 
@@ -109,6 +127,7 @@ func (m *Market) routeCandidates(sellers []Seller) []route.Candidate {
 		if h, ok := m.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
 			c.LatencyMS, c.FromHistory = h.EWMAMS, true
 		}
+		c.Misquotes = m.misquote.get(s.Peer.ID).Count
 		out = append(out, c)
 	}
 	route.Estimate(out)
@@ -188,4 +207,64 @@ func (m *Market) route(capID, requested string, qos route.QoS, maxPrice int64, s
 		Capability: capID, QoS: qos, MaxPrice: maxPrice, Policy: pol, Explain: explain,
 	})
 	return r
+}
+
+// misquoteVersion is the schema version of a stored misquote count.
+const misquoteVersion = 1
+
+// storedMisquote counts a seller's quotes whose terms were not its signed
+// listing's (docs/protocol.md: a quote must match its listing).
+type storedMisquote struct {
+	V     int       `json:"v"`
+	Count int       `json:"count"`
+	Last  string    `json:"last,omitempty"` // what the latest one got wrong
+	At    time.Time `json:"at,omitzero"`
+}
+
+// misquotes is the misquote history, read through a memory cache.
+type misquotes struct {
+	db *badger.DB
+	mu sync.Mutex
+	m  map[peer.ID]storedMisquote
+}
+
+func (q *misquotes) get(seller peer.ID) storedMisquote {
+	q.mu.Lock()
+	v, ok := q.m[seller]
+	q.mu.Unlock()
+	if ok {
+		return v
+	}
+	err := q.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(misquoteKey(seller))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(b []byte) error { return json.Unmarshal(b, &v) })
+	})
+	if err != nil || v.V != misquoteVersion {
+		v = storedMisquote{V: misquoteVersion}
+	}
+	q.mu.Lock()
+	q.m[seller] = v
+	q.mu.Unlock()
+	return v
+}
+
+// record counts one misquote of seller and stores it.
+func (q *misquotes) record(seller peer.ID, why string, at time.Time) error {
+	cur := q.get(seller)
+	cur.Count++
+	cur.Last, cur.At = truncateText(why, 200), at.UTC()
+	q.mu.Lock()
+	q.m[seller] = cur
+	q.mu.Unlock()
+	val, err := json.Marshal(cur)
+	if err != nil {
+		return err
+	}
+	if err := q.db.Update(func(txn *badger.Txn) error { return txn.Set(misquoteKey(seller), val) }); err != nil {
+		return fmt.Errorf("store misquote of %s: %w", seller, err)
+	}
+	return nil
 }

@@ -262,6 +262,12 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		MaxDurationMS:   cfg.maxDuration.Milliseconds(),
 		QueueEstimateMS: max(0, queued-int64(cfg.concurrency)+1) * 1000,
 	}
+	if cfg.quotePrice != nil {
+		q.Price = cfg.quotePrice(q.Price) // a dishonest seller (tests only)
+	}
+	if v, ok := failpoint.Value("seller/quote-price"); ok {
+		q.Price = Credits(v) // the fault suite's dishonest seller
+	}
 	signed, err := signQuote(s.m.key, q)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "cannot sign quote")

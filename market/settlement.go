@@ -72,8 +72,8 @@ func sameSettlement(a, b *Settlement) bool {
 	return *a == *b
 }
 
-// resignListings signs again, with this node's settlement, every stored
-// listing signed with another (or none): a listing added while no daemon
+// resignListings signs again, with this node's settlement and terms, every
+// stored listing signed with others (or none): a listing added while no daemon
 // ran, or before the node's rail changed. It runs before the listings are
 // announced, so buyers only see the payout address of the node's rail.
 func (m *Market) resignListings(ctx context.Context) error {
@@ -82,11 +82,11 @@ func (m *Market) resignListings(ctx context.Context) error {
 		return err
 	}
 	for _, o := range offers {
-		if sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) {
+		if sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) && sameTerms(o.Signed.Listing.Terms, m.store.terms) {
 			continue
 		}
 		l := o.Signed.Listing
-		l.Settlement = m.cfg.settlement
+		l.Settlement, l.Terms = m.cfg.settlement, m.store.terms
 		l.CreatedAt = m.store.now().UTC().Truncate(time.Second)
 		if err := m.store.putSigned(l, o.Handler); err != nil {
 			return fmt.Errorf("sign listing %s for rail %s: %w", l.Capability, RailOf(l), err)

@@ -171,6 +171,9 @@ type Store struct {
 	// credits. A Store opened offline has none; the daemon signs its
 	// listings again with its own at start (resignListings).
 	settlement *Settlement
+	// terms are signed into every listing (ListingTerms); the market signs
+	// older listings again with its own at start (resignListings).
+	terms *ListingTerms
 }
 
 // NewStore returns the offer store of the node with key.
@@ -211,6 +214,7 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 		RiskTier:            p.RiskTier,
 		RequiredPermissions: p.RequiredPermissions,
 		Settlement:          s.settlement,
+		Terms:               s.terms,
 	}
 	if err := s.putSigned(l, p.Handler); err != nil {
 		return Offer{}, err

@@ -264,3 +264,55 @@ func TestRiskTier3SkillCardNeedsMCPsOwnAllowance(t *testing.T) {
 	require.Equal(t, "delivered", out.Outcome)
 	require.Equal(t, map[string]any{"args": []any{"--text", "x"}}, out.Output)
 }
+
+// Regression (issue 22): MCP's --allow-risk-tier-3 also confirmed
+// [[policy]] require_confirmation holds, and the refusal of a hold talked
+// about risk tier 3. A policy hold is confirmed only by a person (the CLI's
+// --confirm); MCP refuses it with its own message naming the policy, with
+// or without its risk allowance, and locks nothing.
+func TestPolicyHoldIsNeverConfirmedThroughMCP(t *testing.T) {
+	boot := startNode(t, newRepo(t))
+	seller := startNode(t, newRepo(t), boot)
+	cfg := node.DefaultConfig(testNetwork)
+	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
+	cfg.API = "127.0.0.1:0"
+	cfg.Policy = []node.PolicyConfig{{Capability: "compute.statistics", RequireConfirmation: true}}
+	repo, err := node.Init(filepath.Join(t.TempDir(), "buyer"), cfg)
+	require.NoError(t, err)
+	buyer := startNode(t, repo, boot)
+	_, err = seller.Market.AddListing(context.Background(), market.ListingParams{Capability: capMean, Price: amount(t, "0.05"), Handler: market.HandlerConfig{Kind: market.HandlerBuiltin}})
+	require.NoError(t, err)
+	nodetest.WaitReady(t, boot, seller, buyer)
+	require.NoError(t, buyer.Escrow.Deposit(context.Background(), amount(t, "10"), "test"))
+	input := map[string]any{"data": []float64{1, 2, 3, 4}}
+	count := func() int {
+		recs, err := buyer.Escrow.List(t.Context(), escrow.Filter{Role: escrow.RoleBuyer})
+		require.NoError(t, err)
+		return len(recs)
+	}
+
+	for _, l := range []mcp.Limits{{}, {AllowRiskTier3: true}} {
+		cs := connect(t, buyer.Repo.Dir, l, 1)[0]
+		var out hireDoc
+		res := call(t, cs, mcp.ToolHire, map[string]any{"capability": capMean, "input": input, "max_price": "0.1"}, &out)
+		requireToolError(t, res, "Refused", "[[policy]] compute.statistics", capMean, "a person", "Nothing was charged", "swarmwage hire --confirm")
+		require.NotContains(t, text(t, res), "risk tier 3")
+		require.NotContains(t, text(t, res), "--allow-risk-tier-3")
+		require.Equal(t, "needs_confirm", out.Outcome)
+		require.Zero(t, count(), "nothing was locked (allow_risk_tier_3 %v)", l.AllowRiskTier3)
+	}
+
+	// A person's confirmation (the CLI's --confirm, through the control
+	// API) lifts it.
+	cl, err := node.Dial(buyer.Repo.Dir)
+	require.NoError(t, err)
+	raw, _ := json.Marshal(input)
+	info, err := cl.Hire(t.Context(), node.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", AllowRiskTier3: true, RequireConfirm: true}, nil)
+	require.NoError(t, err)
+	require.Equal(t, node.OutcomeNeedsConfirm, info.Outcome, "the risk allowance is no confirmation")
+	require.Equal(t, "compute.statistics", info.PolicyHold)
+	info, err = cl.Hire(t.Context(), node.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", Confirm: true}, nil)
+	require.NoError(t, err)
+	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	require.Empty(t, info.PolicyHold)
+}

@@ -39,6 +39,12 @@
 // A hire whose max_price passes a cap is refused before anything is sent,
 // with a message naming the cap. A hire without max_price is sent with the
 // tightest cap left as its maximum price, so the daemon never pays more.
+// Without caps, the daemon's [market] max_price limits it.
+//
+// allow_risk_tier_3 is this server's own allowance (node.HireRequest
+// AllowRiskTier3, never Confirm): it lets a risk tier 3 capability through
+// but is no person's confirmation, so a [[policy]] require_confirmation
+// hold of the daemon is always refused, with a message naming the policy.
 //
 // The per-session and per-day caps are enforced by the daemon, atomically
 // with the escrow lock, so they hold across any number of concurrent

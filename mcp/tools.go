@@ -422,12 +422,14 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 	if err != nil {
 		return nil, hireOut{}, err
 	}
-	// Only this server's own allowance lets a risk tier 3 hire through,
-	// and the daemon's escrow enforces the session and day caps atomically
-	// with the lock, whatever other clients hire at the same time.
+	// Only this server's own allowance lets a risk tier 3 hire through; it
+	// is no person's confirmation, so it never lifts a [[policy]]
+	// require_confirmation hold (never Confirm). The daemon's escrow
+	// enforces the session and day caps atomically with the lock, whatever
+	// other clients hire at the same time.
 	hreq := node.HireRequest{
 		Capability: in.Capability, Input: args.input, Seller: in.Seller,
-		Timeout: args.timeout.String(), Confirm: s.guard.limits.AllowRiskTier3, RequireConfirm: true,
+		Timeout: args.timeout.String(), AllowRiskTier3: s.guard.limits.AllowRiskTier3, RequireConfirm: true,
 		SpendCaps: s.guard.spendCaps(),
 	}
 	if gr.maxPrice > 0 {
@@ -510,6 +512,8 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 			msg += " The price limit is what is left of the per-day cap; the node's owner can raise it (" + s.guard.howToRaise("--max-per-day", KeyMaxPerDay) + ")."
 		case args.maxPrice > 0:
 			msg += " A higher max_price may find one."
+		case strings.Contains(info.Error, "[market] max_price"):
+			msg += " The price limit is the node's [market] max_price; a max_price above it may find one."
 		default:
 			msg += " Try again later, or another capability."
 		}
@@ -527,6 +531,10 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 		return fmt.Sprintf("The output of job %s failed local verification, so the escrow was refunded and nothing was charged. Failed checks: %s. You may hire again (pass seller to pick another one from swarmwage_find) and rate this seller low with swarmwage_rate.",
 			info.JobID, strings.Join(failed, "; "))
 	case node.OutcomeNeedsConfirm:
+		if info.PolicyHold != "" {
+			return fmt.Sprintf("Refused: the node's [[policy]] %s holds every hire of %s until a person confirms it, and an agent cannot confirm it (this MCP server's allowances do not lift the hold). Nothing was charged. Ask the user to run the hire themselves with 'swarmwage hire --confirm %s', or to set require_confirmation = false in that [[policy]] of the daemon's config.toml.",
+				info.PolicyHold, capID, capID)
+		}
 		return fmt.Sprintf("Refused: %s. This MCP server does not let agents hire risk tier 3 capabilities (they need dangerous permissions). Nothing was charged. The node's owner can allow it: %s.",
 			riskReason(info.Error),
 			s.guard.riskHint())

@@ -65,7 +65,7 @@ type sellerDoc struct {
 type hireIn struct {
 	Capability     string `json:"capability" jsonschema:"capability ID to hire (see swarmwage_capabilities)"`
 	Input          any    `json:"input" jsonschema:"the job input: a JSON object matching the capability's input schema"`
-	MaxPrice       any    `json:"max_price,omitempty" jsonschema:"pay at most this many credits, e.g. \"0.05\" (default: the tightest spending cap, or no limit without caps)"`
+	MaxPrice       any    `json:"max_price,omitempty" jsonschema:"pay at most this many credits, e.g. \"0.05\" (default: the tightest spending cap, or without caps the node's [market] max_price)"`
 	Seller         string `json:"seller,omitempty" jsonschema:"hire only this seller (a peer_id from swarmwage_find)"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up and refund after this many seconds (default 60, at most 1800)"`
 }

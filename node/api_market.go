@@ -53,6 +53,10 @@ type HireRequest struct {
 	// set, whatever the node's [market] allow_risk_tier_3 (MCP sets it, so
 	// that only its own allowance counts).
 	RequireConfirm bool `json:"require_confirm,omitempty"`
+	// AllowRiskTier3 is the client's own allowance of risk tier 3 (MCP's
+	// --allow-risk-tier-3). It is no person's confirmation: a [[policy]]
+	// require_confirmation hold is lifted only by confirm.
+	AllowRiskTier3 bool `json:"allow_risk_tier_3,omitempty"`
 	// SpendCaps are limits the escrow lock checks atomically with the hold,
 	// so concurrent clients cannot together pass them.
 	SpendCaps []SpendCap `json:"spend_caps,omitempty"`
@@ -137,6 +141,10 @@ type HireInfo struct {
 	Candidates []route.Decision `json:"candidates,omitempty"`
 	// SpendCap says which cap refused the hire, for outcome "spend_cap".
 	SpendCap *SpendCapRefusal `json:"spend_cap,omitempty"`
+	// PolicyHold names the [[policy]] (its capability) whose
+	// require_confirmation held the hire, for outcome "needs_confirm"; ""
+	// when risk tier 3 did.
+	PolicyHold string `json:"policy_hold,omitempty"`
 	// Connection is how the job reached the seller: "direct" or "relayed"
 	// (through a circuit relay, the seller being behind NAT).
 	Connection string `json:"connection,omitempty"`
@@ -477,7 +485,7 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 
 // market turns the API request into a market hire request.
 func (req HireRequest) market() (market.HireRequest, error) {
-	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm, RequireConfirm: req.RequireConfirm, Explain: req.Explain}
+	out := market.HireRequest{Capability: req.Capability, Input: req.Input, Confirm: req.Confirm, RequireConfirm: req.RequireConfirm, AllowRisk3: req.AllowRiskTier3, Explain: req.Explain}
 	if req.QoS != "" {
 		q, err := route.ParseQoS(req.QoS)
 		if err != nil {
@@ -504,7 +512,7 @@ func (req HireRequest) market() (market.HireRequest, error) {
 			return out, fmt.Errorf("max_price %q: %v", req.MaxPrice, err)
 		}
 		if p <= 0 {
-			return out, fmt.Errorf("max_price %q: must be more than 0; leave it out for no limit", req.MaxPrice)
+			return out, fmt.Errorf("max_price %q: must be more than 0; leave it out for the node's [market] max_price", req.MaxPrice)
 		}
 		out.MaxPrice = p
 	}
@@ -562,6 +570,10 @@ func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
 	}
 	if err != nil {
 		info.Error = err.Error()
+	}
+	var ph *market.PolicyHoldError
+	if errors.As(err, &ph) {
+		info.PolicyHold = ph.Policy
 	}
 	var ce *escrow.SpendCapError
 	if errors.As(err, &ce) {

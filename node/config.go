@@ -15,6 +15,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 )
@@ -105,6 +106,11 @@ type MarketConfig struct {
 	// Queue is how many jobs may wait for a slot before quotes answer 429.
 	// Default 64.
 	Queue int `toml:"queue,omitempty"`
+	// MaxPrice is the most one hire pays, as a decimal in the rail's unit
+	// (credits, tokens), unless the hire names its own (hire --max-price,
+	// max_price in the control API and MCP) or a [[policy]] max_price
+	// applies. Default "1" (market.DefaultMaxPrice).
+	MaxPrice string `toml:"max_price,omitempty"`
 	// AllowRiskTier3 lets this node, as a buyer, hire risk tier 3
 	// capabilities (SkillCards that ask for explicit confirmation) without
 	// 'hire --confirm'. Default false.
@@ -199,6 +205,13 @@ func (m MarketConfig) options() ([]market.Option, error) {
 			return nil, fmt.Errorf("config %s = %q: want a positive duration such as \"10m\"", d.key, d.val)
 		}
 		opts = append(opts, d.opt(v))
+	}
+	if m.MaxPrice != "" {
+		v, err := escrow.ParseAmount(m.MaxPrice)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("config market.max_price = %q: want a positive amount such as \"1\" or \"0.25\" (the most one hire pays, in the rail's unit)", m.MaxPrice)
+		}
+		opts = append(opts, market.MaxPrice(v))
 	}
 	if m.AllowRiskTier3 {
 		opts = append(opts, market.AllowRiskTier3())

@@ -17,7 +17,8 @@ import (
 type PolicyConfig struct {
 	// Capability is the ID or prefix ("compute.statistics", "cap.db").
 	Capability string `toml:"capability"`
-	// MaxPrice caps one hire, in credits ("0.05"). Default: no cap.
+	// MaxPrice caps one hire of the capability, in the rail's unit
+	// ("0.05"); it replaces [market] max_price for it. Default: none.
 	MaxPrice string `toml:"max_price,omitempty"`
 	// QoS is the class of hires that name none: P0 (fastest) .. P3
 	// (cheapest). Default P2.
@@ -28,8 +29,8 @@ type PolicyConfig struct {
 	DenySellers []string `toml:"deny_sellers,omitempty"`
 	// MinRating drops sellers rated lower (or never rated) by this node.
 	MinRating float64 `toml:"min_rating,omitempty"`
-	// RequireConfirmation stops every hire before any escrow unless it is
-	// confirmed with 'hire --confirm'.
+	// RequireConfirmation stops every hire before any escrow unless a
+	// person confirms it ('hire --confirm'); no MCP allowance does.
 	RequireConfirmation bool `toml:"require_confirmation,omitempty"`
 }
 

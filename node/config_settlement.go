@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
+	"github.com/swarmwage/swarmwage/market"
 )
 
 // Settlement rails a config names.
@@ -59,7 +61,9 @@ type SettlementConfig struct {
 	// Default "5s".
 	ReconcileInterval string `toml:"reconcile_interval,omitempty"`
 	// LineChunk is the least a buyer allocates to a seller's line when it
-	// must (token units, "1.5"). Default: 100 times the hire's price.
+	// must, once a job of that seller was released (token units, "1.5");
+	// the first allocation is only what the first job needs. Default: 10
+	// times the hire's price (evm.DefaultLineChunkFactor).
 	LineChunk string `toml:"line_chunk,omitempty"`
 }
 
@@ -150,4 +154,50 @@ func NewSettler(repo *Repo, log *slog.Logger) (*evm.Settler, error) {
 	}
 	cfg.Logger = log
 	return evm.NewSettler(cfg, key)
+}
+
+// horizonTimeout bounds reaching the chain at start to learn the escrow's
+// notice; a chain that is down must not hold the daemon's start for long.
+const horizonTimeout = 5 * time.Second
+
+// acceptHorizon is the market option that signs this seller's accept
+// horizon on the evm rail into its listings, so buyers whose hires cannot
+// fit never quote it or allocate it money. It warns (slog, so on the
+// daemon's stderr) when the escrow's notice and [market]
+// verification_window make every lock fail, or cut the deadlines it can
+// accept. While the chain cannot be reached the horizon is unknown and the
+// listings state none (buyers then learn it from a refused lock).
+func acceptHorizon(ctx context.Context, s *evm.Settler, m MarketConfig, log *slog.Logger) []market.Option {
+	hctx, cancel := context.WithTimeout(ctx, horizonTimeout)
+	rail, err := s.AcceptHorizon(hctx)
+	cancel()
+	if err != nil {
+		log.Warn("the escrow's notice is unknown (the chain cannot be reached): this node's listings state no accept horizon until it restarts with the chain up", "err", err)
+		return nil
+	}
+	h := market.AcceptHorizonOf(rail)
+	window, maxDur := m.terms()
+	switch {
+	case h <= window:
+		log.Warn("every lock of a buyer will be refused: the escrow's notice lets this seller accept a job deadline plus verification window of at most "+h.String()+
+			", and [market] verification_window is "+window.String()+"; no hire can succeed. Set a shorter [market] verification_window, or use an escrow deployed with a longer 'chain deploy --notice'",
+			"notice", 2*rail, "accept_horizon", h, "verification_window", window)
+	case h < window+maxDur:
+		log.Warn("the escrow's notice cuts the job deadlines this seller accepts: a hire whose deadline is over "+(h-window).String()+" will not use it",
+			"notice", 2*rail, "accept_horizon", h, "verification_window", window, "max_job_duration", maxDur)
+	}
+	return []market.Option{market.AcceptHorizon(h)}
+}
+
+// terms are the section's verification window and maximum job duration,
+// the market's defaults where unset (options has checked them).
+func (m MarketConfig) terms() (window, maxDur time.Duration) {
+	window, maxDur = market.DefaultWindow, market.DefaultMaxDuration
+	if d, err := time.ParseDuration(m.VerificationWindow); err == nil && d > 0 {
+		window = d
+	}
+	if d, err := time.ParseDuration(m.MaxJobDuration); err == nil && d > 0 {
+		maxDur = d
+	}
+	return window, maxDur
 }

@@ -55,3 +55,35 @@ func TestEveryBadConfigIsAConfigError(t *testing.T) {
 		})
 	}
 }
+
+// [market] max_price is the most one hire pays unless it names its own:
+// a bad one is refused at validation with a message naming the key.
+func TestConfigRejectsABadMarketMaxPrice(t *testing.T) {
+	testCases := []struct {
+		name, value string
+		ok          bool
+	}{
+		{"default", "", true},
+		{"one", "1", true},
+		{"fraction", "0.25", true},
+		{"zero", "0", false},
+		{"negative", "-1", false},
+		{"word", "lots", false},
+		{"too precise", "0.0000001", false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := node.DefaultConfig("cfgtest")
+			cfg.Market.MaxPrice = tc.value
+			err := cfg.Validate()
+			if tc.ok {
+				require.NoError(t, err)
+				return
+			}
+			var ce *node.ConfigError
+			require.ErrorAs(t, err, &ce)
+			require.ErrorContains(t, err, "config market.max_price = "+`"`+tc.value+`"`)
+			require.ErrorContains(t, err, "positive amount")
+		})
+	}
+}

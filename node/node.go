@@ -225,6 +225,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		mopts = append(mopts, market.ListingSettlement(&market.Settlement{
 			Rail: RailEVM, Escrow: common.HexToAddress(cfg.Settlement.Escrow).Hex(), PayTo: n.Settler.Address(),
 		}))
+		mopts = append(mopts, acceptHorizon(ctx, n.Settler, cfg.Market, log)...)
 	}
 	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
 	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
+	"github.com/swarmwage/swarmwage/market"
 )
 
 const (
@@ -22,6 +23,7 @@ const (
 	tokenFlag     = "token"
 	testTokenFlag = "test-token"
 	noticeFlag    = "notice"
+	forceFlag     = "force"
 )
 
 // deployTimeout bounds chain deploy: two transactions and their receipts.
@@ -43,15 +45,17 @@ func chainDeployCommand() *cli.Command {
 		Usage: "deploy the escrow contract (and with --test-token a 6-decimal test stablecoin) once per chain; share its address",
 		Description: "Deploys SwarmwageEscrow for one ERC-20 token, paying gas from the key in --key-file (hex, as\n" +
 			"wallets export it). The contract has no owner: nothing about it can change after deployment.\n" +
-			"--notice is how long a buyer's withdrawal of a seller's line waits (default 7d; short values\n" +
-			"such as 60s are for dev chains). With --test-token the key's address may mint the token.",
+			"--notice is how long a buyer's withdrawal of a seller's line waits (default 7d). A seller accepts\n" +
+			"locks whose deadline plus window fit in half of it, so a notice too short for the default hire\n" +
+			"deadline plus window is refused unless --force. With --test-token the key's address may mint the token.",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: rpcFlag, Usage: "the chain's JSON-RPC `URL`"},
 			&cli.StringFlag{Name: keyFileFlag, Usage: "`FILE` with the deployer's secp256k1 private key (hex); it pays the gas"},
 			&cli.StringFlag{Name: tokenFlag, Usage: "the ERC-20 `ADDR` the escrow holds (USDC on Base: 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913)"},
 			&cli.BoolFlag{Name: testTokenFlag, Usage: "deploy a test stablecoin (6 decimals, the deployer may mint) and use it"},
-			&cli.StringFlag{Name: noticeFlag, Usage: "withdrawal notice `DURATION` (Go duration or days: 60s, 168h, 7d)", Value: "7d"},
+			&cli.StringFlag{Name: noticeFlag, Usage: "withdrawal notice `DURATION` (Go duration or days: 60s, 168h, 7d); at least " + minNotice().String() + " so that a hire with the default deadline and window fits (sellers accept locks within half of it)", Value: "7d"},
+			&cli.BoolFlag{Name: forceFlag, Usage: "deploy even with a --notice too short for the default deadline plus window (a warning says what then fails)"},
 			jsonOutFlag(),
 		},
 		Action: chainDeployAction,
@@ -92,6 +96,15 @@ func chainDeployAction(c *cli.Context) error {
 		return usageErr(err)
 	}
 	opts.Notice = notice
+	if min := minNotice(); notice < min {
+		msg := fmt.Sprintf("--notice %s is too short for the default terms: a seller accepts a lock only while the job's deadline plus its verification window (plus %s of grace and clock margin) fit in half the notice, and the default hire deadline %s plus the default window %s need a notice of at least %s; on this escrow every such hire would be refused",
+			notice, -market.AcceptHorizonOf(0), market.DefaultHireTimeout, market.DefaultWindow, min)
+		if !c.Bool(forceFlag) {
+			return usageErrf("%s. Pass a longer --notice, or --force to deploy anyway", msg)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "Warning: %s. Deploying anyway (--force): sellers need a [market] verification_window and hires a --timeout that fit in %s.\n",
+			msg, max(market.AcceptHorizonOf(notice/2), 0))
+	}
 	key, shared, err := evm.ReadKeyFile(keyFile)
 	if err != nil {
 		return usageErr(err)
@@ -116,6 +129,16 @@ func chainDeployAction(c *cli.Context) error {
 	fmt.Fprintf(w, "escrow  %s\ntoken   %s\nchain   %d (deployed in block %d, notice %s)\n", res.Escrow, res.Token, res.ChainID, dep.Block, notice)
 	fmt.Fprintf(w, "Nodes use it with: swarmwage init --settlement evm --rpc %s --escrow %s --token %s\n", rpc, res.Escrow, res.Token)
 	return nil
+}
+
+// minNotice is the shortest escrow notice on which a hire with the default
+// deadline (market.DefaultHireTimeout) and a seller's default verification
+// window (market.DefaultWindow) fit: a seller on the evm rail accepts a
+// lock only if its not-before lies within half the notice
+// (evm.Rail.AcceptHorizon), and states that less the settle grace and a
+// clock margin (market.AcceptHorizonOf).
+func minNotice() time.Duration {
+	return 2 * (market.DefaultHireTimeout + market.DefaultWindow - market.AcceptHorizonOf(0))
 }
 
 // parseNotice reads a notice: a Go duration (60s, 168h) or whole days (7d),

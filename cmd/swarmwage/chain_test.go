@@ -25,8 +25,17 @@ func TestChainDeployOnAnvil(t *testing.T) {
 	keyFile, err := a.WriteKey(t.TempDir(), 0)
 	require.NoError(t, err)
 
+	// A notice too short for the default hire deadline plus window is
+	// refused (nothing deployed), or deployed with a warning under --force.
 	res := swarmwage(t, "chain", "deploy", "--rpc", a.URL, "--key-file", keyFile, "--test-token", "--notice", "60s", "--json")
+	require.Equal(t, 2, res.Code, res.Stderr)
+	require.Contains(t, res.Stderr, "--notice 1m0s is too short")
+	require.Contains(t, res.Stderr, "at least 22m30s")
+	require.Contains(t, res.Stderr, "--force")
+	require.Empty(t, res.Stdout)
+	res = swarmwage(t, "chain", "deploy", "--rpc", a.URL, "--key-file", keyFile, "--test-token", "--notice", "60s", "--force", "--json")
 	require.Equal(t, 0, res.Code, res.Stderr)
+	require.Contains(t, res.Stderr, "Warning: --notice 1m0s is too short")
 	var out map[string]any
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out))
 	require.Len(t, out, 3, "exactly chain_id, escrow, token: %s", res.Stdout)
@@ -110,6 +119,7 @@ func TestChainDeployErrors(t *testing.T) {
 		{"bad token", []string{"--rpc", down, "--key-file", keyFile, "--token", "0x12"}, 2, "not an address"},
 		{"bad notice", []string{"--rpc", down, "--key-file", keyFile, "--test-token", "--notice", "soon"}, 2, "--notice"},
 		{"sub-second notice", []string{"--rpc", down, "--key-file", keyFile, "--test-token", "--notice", "1500ms"}, 2, "whole seconds"},
+		{"notice too short", []string{"--rpc", down, "--key-file", keyFile, "--test-token", "--notice", "22m29s"}, 2, "too short for the default terms"},
 		{"missing key file", []string{"--rpc", down, "--key-file", filepath.Join(dir, "none"), "--test-token"}, 2, "no such file"},
 		{"malformed key file", []string{"--rpc", down, "--key-file", badKey, "--test-token"}, 2, "64 hex characters"},
 		{"extra argument", []string{"--rpc", down, "--key-file", keyFile, "--test-token", "now"}, 2, "no arguments"},

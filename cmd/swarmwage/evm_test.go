@@ -6,11 +6,13 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,13 +84,21 @@ func walletAddress(t *testing.T, repo string) common.Address {
 
 func startEVMMarket(t *testing.T) *evmMarket {
 	t.Helper()
+	return startEVMMarketWith(t, []string{"--notice", "1h"}, "[market]\nverification_window = \"4s\"", nil)
+}
+
+// startEVMMarketWith is startEVMMarket with deploy's notice flags, the
+// seller's config and, when sellerErr is set, the seller daemon's stderr
+// copied into it.
+func startEVMMarketWith(t *testing.T, notice []string, sellerConfig string, sellerErr io.Writer) *evmMarket {
+	t.Helper()
 	m := &evmMarket{a: evmtest.StartAnvil(t)}
 	m.proxy = evmtest.StartProxy(t, m.a.URL)
 	keyFile, err := m.a.WriteKey(t.TempDir(), 0)
 	require.NoError(t, err)
 	m.deployer, err = evm.ParseKey(m.a.Keys[0])
 	require.NoError(t, err)
-	r := swarmwage(t, "chain", "deploy", "--rpc", m.a.URL, "--key-file", keyFile, "--test-token", "--notice", "1h", "--json")
+	r := swarmwage(t, append(append([]string{"chain", "deploy", "--rpc", m.a.URL, "--key-file", keyFile, "--test-token"}, notice...), "--json")...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var dep chainDeployResult
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &dep))
@@ -104,7 +114,9 @@ func startEVMMarket(t *testing.T) *evmMarket {
 	require.NoError(t, err)
 
 	m.seller = evmInit(t, m)
-	setConfig(t, m.seller, "[market]\nverification_window = \"4s\"")
+	if sellerConfig != "" {
+		setConfig(t, m.seller, sellerConfig)
+	}
 	// The buyer brings its own key, as a user with a wallet would.
 	buyerKey, err := m.a.WriteKey(t.TempDir(), 5)
 	require.NoError(t, err)
@@ -126,7 +138,7 @@ func startEVMMarket(t *testing.T) *evmMarket {
 	require.Contains(t, r.Stdout, `"available": "10"`)
 	require.Equal(t, int64(0), m.tokenOf(t, m.buyerEVM))
 
-	m.sellerCmd = startDaemon(t, m.seller)
+	m.sellerCmd = startDaemonErr(t, m.seller, sellerErr)
 	m.sellerAddr = nodeIDOf(t, m.seller).Addrs[0]
 	m.buyerCmd = startDaemon(t, m.buyer, "--bootstrap", m.sellerAddr)
 	return m
@@ -457,4 +469,51 @@ func TestCLIEVMUsageErrors(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, `"chain_error"`)
 	require.Contains(t, r.Stdout, `"rail": "evm"`)
+}
+
+// syncBuffer is a bytes.Buffer safe for a daemon's stderr copier and the
+// test reading it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Regression (issue 22): 'chain deploy --notice 5s' gave an escrow on which
+// no hire could ever succeed, without a word; the seller refused every
+// lock after the buyer had allocated its line (5 of a free 10). Now deploy
+// refuses such a notice unless --force (and warns), the seller warns at
+// start, its listing states its accept horizon, and the buyer does not
+// quote it nor move any money on chain: exit 3, lines 0.
+func TestCLIEVMShortNoticeSellerIsNeitherQuotedNorFunded(t *testing.T) {
+	var sellerErr syncBuffer
+	m := startEVMMarketWith(t, []string{"--notice", "60s", "--force"}, "", &sellerErr) // the default window, 10m
+	require.Contains(t, sellerErr.String(), "every lock of a buyer will be refused")
+	require.Contains(t, sellerErr.String(), "--notice")
+	m.sell(t, "compute.statistics.mean", "0.05")
+
+	h, r := hireEVM(t, m.buyer, "--input-json", `{"data":[1,2,3]}`, "compute.statistics.mean")
+	require.Equal(t, 3, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "whose terms fit this hire")
+	require.Contains(t, r.Stderr, "accept horizon")
+	require.Empty(t, h.JobID, "nothing locked")
+	w := walletOf(t, m.buyer)
+	require.NotNil(t, w.Chain)
+	require.Equal(t, "0", w.Chain.Lines, "no money moved to the seller's line")
+	require.Equal(t, "10", w.Chain.Free)
+	require.Equal(t, "10", w.Available)
+	line, err := m.esc.Line(&bind.CallOpts{Context: t.Context()}, m.buyerEVM, m.sellerEVM)
+	require.NoError(t, err)
+	require.Zero(t, line.Balance.Sign(), "the chain agrees")
 }

@@ -44,14 +44,14 @@ func hireCommand() *cli.Command {
 		ArgsUsage: "CAP",
 		Description: `Exit codes: 0 delivered, verified and released (or delivered and awaiting the
 verification window for capabilities without a standard verifier); 1 other
-error; 2 usage or invalid input; 3 no seller at or under --max-price within
+error; 2 usage or invalid input; 3 no seller within the price limit (--max-price, else [market] max_price) within
 the timeout; 4 the job failed at the seller (refunded); 5 verification
 failed (refunded); 6 no result within --timeout while the seller was still
 working (refunded).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
-			&cli.StringFlag{Name: "max-price", Usage: "pay at most this many credits, e.g. 0.05 (default: no limit)"},
+			&cli.StringFlag{Name: "max-price", Usage: "pay at most this much, e.g. 0.05, in the rail's unit; may be above [market] max_price (default: [market] max_price, \"1\" unless set, or a [[policy]] max_price)"},
 			&cli.StringFlag{Name: "seller", Usage: "hire only this peer ID"},
 			&cli.DurationFlag{Name: "timeout", Value: market.DefaultHireTimeout, Usage: "give up (and refund) after this long"},
 			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation"},
@@ -241,7 +241,7 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		}
 		if v <= 0 {
 			// 0 would read as "no limit" further down: refuse it here.
-			return req, usageErrf("--max-price %q: must be more than 0; leave it out for no limit", p)
+			return req, usageErrf("--max-price %q: must be more than 0; leave it out for [market] max_price (default 1)", p)
 		}
 		req.MaxPrice = p
 	}

@@ -219,6 +219,27 @@ func TestCLIMaxPriceUnderEveryListingExitsThreeWithNoHold(t *testing.T) {
 	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
 }
 
+// Regression (issue 22): hire had no spending limit by default. Without
+// --max-price a hire pays at most [market] max_price ("1" unless set): a
+// seller at 3 is not hired (exit 3, nothing held, the message names the key
+// and the flag); --max-price above the configured limit is the user's
+// explicit choice and hires it; a lower [market] max_price applies too.
+func TestCLIHireSpendsAtMostTheConfiguredMaxPriceByDefault(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "compute.statistics.median", "3")
+	in := []string{"--input-json", `{"data":[1,2,3]}`}
+
+	_, r := hire(t, m.buyer, append(in, "compute.statistics.median")...)
+	require.Equal(t, 3, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "no seller within the price limit 1 ([market] max_price; raise it or pass --max-price)")
+	require.Equal(t, balanceJSON{Available: "10", Held: "0", Paid: "0", Earned: "0"}, balance(t, m.buyer))
+
+	h, r := hire(t, m.buyer, append(in, "--max-price", "3.5", "compute.statistics.median")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "3", h.Price)
+	require.Equal(t, balanceJSON{Available: "7", Held: "0", Paid: "3", Earned: "0"}, balance(t, m.buyer))
+}
+
 // TestCLISellerKilledMidJobBuyerRefundsAtDeadline: the seller dies (SIGKILL)
 // while its handler runs; the buyer gets its hold back when the job's
 // deadline passes.

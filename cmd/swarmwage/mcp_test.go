@@ -191,3 +191,32 @@ func TestMCPBadLimitsExitTwo(t *testing.T) {
 		})
 	}
 }
+
+// Regression (issue 22): 'swarmwage mcp --allow-risk-tier-3' also confirmed
+// [[policy]] require_confirmation holds. Only a person confirms one: the
+// MCP hire is refused with a message naming the policy, nothing is held,
+// and 'hire --confirm' goes through.
+func TestMCPAllowRiskTier3NeverConfirmsAPolicyHold(t *testing.T) {
+	seller := initRepo(t)
+	startDaemon(t, seller)
+	buyer := initRepo(t)
+	setConfig(t, buyer, "[[policy]]\ncapability = \"compute.statistics.mean\"\nrequire_confirmation = true")
+	startDaemon(t, buyer, "--bootstrap", nodeIDOf(t, seller).Addrs[0])
+	m := &testMarket{seller: seller, buyer: buyer}
+	require.Equal(t, 0, swarmwage(t, "--repo", buyer, "wallet", "deposit", "10").Code)
+	m.sell(t, "compute.statistics.mean", "0.05")
+
+	cs := stdioClient(t, buyer, "--allow-risk-tier-3")
+	res, sc := stdioHire(t, cs, "0.1")
+	require.True(t, res.IsError, firstText(res))
+	require.Contains(t, firstText(res), "[[policy]] compute.statistics.mean")
+	require.Contains(t, firstText(res), "until a person confirms it")
+	require.NotContains(t, firstText(res), "risk tier 3")
+	require.Equal(t, "needs_confirm", sc["outcome"])
+	require.Equal(t, "0", balance(t, buyer).Held)
+	require.Equal(t, "10", balance(t, buyer).Available)
+
+	h, r := hire(t, buyer, "--confirm", "--input-json", `{"data":[2,4]}`, "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "released", h.Escrow.State)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,13 @@ func initRepo(t *testing.T) string {
 // for its ready line.
 func startDaemon(t *testing.T, repo string, args ...string) *exec.Cmd {
 	t.Helper()
+	return startDaemonErr(t, repo, nil, args...)
+}
+
+// startDaemonErr is startDaemon that also copies the daemon's stderr into
+// errOut when it is set.
+func startDaemonErr(t *testing.T, repo string, errOut io.Writer, args ...string) *exec.Cmd {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binPath, append([]string{"--repo", repo, "daemon"}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
@@ -35,6 +43,9 @@ func startDaemon(t *testing.T, repo string, args ...string) *exec.Cmd {
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = os.Stderr
+	if errOut != nil {
+		cmd.Stderr = io.MultiWriter(os.Stderr, errOut)
+	}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		cancel()

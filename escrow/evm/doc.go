@@ -10,8 +10,12 @@
 //
 // A buyer deposits once (Deposit: approve + deposit) into its free balance
 // and allocates part of it to a line per seller (EnsureLine, one transaction
-// the first time it hires a seller, then only when the line runs short: it
-// allocates a chunk). A line backs the buyer's locks with that seller only:
+// the first time it hires a seller, for only what that job needs; once the
+// seller accepted a job and the buyer released it, the line grows by a
+// chunk, DefaultLineChunkFactor jobs, and again when it runs low). A seller
+// that refuses every lock thus holds at most one job's amount of the
+// buyer's deposit. Buyers do not even quote a seller whose listing's
+// accept horizon (its terms, signed in the listing) cannot fit the hire. A line backs the buyer's locks with that seller only:
 // a seller can count its own open locks but not the buyer's locks with
 // others, so a pool shared by all sellers could be over-committed without
 // any seller noticing. The free balance backs nothing and leaves at once
@@ -74,8 +78,9 @@
 //	escrow.Rail         Settler
 //	PrepareLock         line covers open + amount (read at the confirmation
 //	                    depth, once per confirmed head), else allocate (one
-//	                    tx, one seller at a time; topped up in the
-//	                    background below half a chunk); SignLock
+//	                    tx, one seller at a time: what is short until a job
+//	                    of the seller was released, then a chunk; topped up
+//	                    in the background below half a chunk); SignLock
 //	CheckLock           the voucher is the lock's own; VerifyLock; horizon;
 //	                    job open on chain; line - withdrawing - open >=
 //	                    amount (a redeem of this node not yet booked is

@@ -33,11 +33,13 @@ const (
 	// DefaultReconcileInterval is how often the node reads the escrow's
 	// events for its jobs and money.
 	DefaultReconcileInterval = 5 * time.Second
-	// DefaultLineChunkFactor: without a configured chunk, a buyer that has
-	// to allocate to a seller's line allocates this many times the hire's
-	// price (at least what is short), so a run of hires with one seller
-	// costs one allocation.
-	DefaultLineChunkFactor = 100
+	// DefaultLineChunkFactor: without a configured chunk, a buyer grows
+	// the line of a seller that accepted a job of it to back this many more
+	// jobs at the hire's price (at least what is short), so a run of hires
+	// with one seller costs a few allocations. A seller's first allocation
+	// is only what its first job needs: a seller that refuses the lock
+	// keeps no more than that in its line.
+	DefaultLineChunkFactor = 10
 	// defaultLookback is how far before the confirmed head a node with no
 	// reconcile cursor starts reading events (its deposits through 'wallet
 	// deposit' are booked as they are made).
@@ -109,6 +111,7 @@ type Settler struct {
 	sellerMu sync.Mutex
 	sellers  map[common.Address]*sync.Mutex // a buyer allocates to one seller at a time
 	topping  map[common.Address]bool        // a background top-up runs
+	proven   map[common.Address]bool        // a job of this node's with the seller was released
 
 	kick        chan struct{}
 	force       chan struct{} // redeem now
@@ -194,6 +197,7 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 		sellers: make(map[common.Address]*sync.Mutex),
 		paid:    make(map[common.Address]paidNotBooked),
 		topping: make(map[common.Address]bool),
+		proven:  make(map[common.Address]bool),
 		kick:    make(chan struct{}, 1),
 		force:   make(chan struct{}, 1),
 		backoff: make(map[string]time.Time),
@@ -373,9 +377,9 @@ func (s *Settler) sellerLock(seller common.Address) *sync.Mutex {
 }
 
 // PrepareLock makes the node's line for t's seller back open + t.Amount,
-// allocating from the free deposit when it is short (one transaction the
-// first time the node hires a seller, then only when a chunk runs out), and
-// signs the lock voucher. The line is read at the confirmation depth; a
+// allocating from the free deposit when it is short (the first time only
+// what is short; once the seller has accepted a job, a chunk: see
+// coverLine), and signs the lock voucher. The line is read at the confirmation depth; a
 // reading is reused while the confirmed head has not moved.
 func (s *Settler) PrepareLock(ctx context.Context, t escrow.LockTerms, open int64) (json.RawMessage, error) {
 	r, err := s.Chain(ctx)
@@ -406,9 +410,13 @@ func (s *Settler) lineChunk(amount int64, line Line) int64 {
 
 // coverLine makes the node's line to seller back need, allocating from the
 // free deposit if it does not (one seller at a time, so concurrent hires
-// allocate once). When what is left after need runs below half a chunk, it
-// tops the line up in the background, so hires do not wait for the
-// allocation's block.
+// allocate once). Until a job with the seller was accepted (this node
+// signed its release, see grow), it allocates only what is short: a seller
+// that refuses every lock (its accept horizon, its coverage check) then
+// holds at most one job's amount of the buyer's deposit, not a chunk.
+// After that it allocates at least a chunk, and when what is left after
+// need runs below half a chunk it tops the line up in the background, so
+// hires do not wait for the allocation's block.
 func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address, need, amount int64) error {
 	mu := s.sellerLock(seller)
 	mu.Lock()
@@ -423,11 +431,15 @@ func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address,
 		}
 	}
 	chunk := s.lineChunk(amount, line)
+	proven := s.isProven(seller)
 	if line.Available() >= need {
-		if line.Available()-need < chunk/2 {
+		if proven && line.Available()-need < chunk/2 {
 			s.topUp(r, seller, chunk)
 		}
 		return nil
+	}
+	if !proven {
+		chunk = 0 // only what this job needs
 	}
 	res, err := r.EnsureLine(ctx, seller, need, chunk)
 	s.countTx("allocate", res)
@@ -438,6 +450,40 @@ func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address,
 	s.watchAlloc(ctx, seller, need, res)
 	s.addLineSeller(ctx, seller)
 	return nil
+}
+
+func (s *Settler) isProven(seller common.Address) bool {
+	s.sellerMu.Lock()
+	defer s.sellerMu.Unlock()
+	return s.proven[seller]
+}
+
+// grow notes that seller accepted a job of amount of this node's (its
+// release is signed) and, if the line is below half a chunk, tops it up in
+// the background to back the next jobs: a seller earns a larger line by
+// doing jobs, never before. Best effort: a chain that is down leaves the
+// next hire to allocate what it needs.
+func (s *Settler) grow(seller common.Address, amount int64) {
+	s.sellerMu.Lock()
+	s.proven[seller] = true
+	s.sellerMu.Unlock()
+	s.railMu.Lock()
+	r := s.rail
+	s.railMu.Unlock()
+	if r == nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		line, err := s.lineOf(s.ctx, r, r.Address(), seller, false)
+		if err != nil {
+			return
+		}
+		if chunk := s.lineChunk(amount, line); line.Available() < chunk/2 {
+			s.topUp(r, seller, chunk)
+		}
+	}()
 }
 
 // topUp allocates chunk (or what the free deposit has) to seller's line in
@@ -573,6 +619,7 @@ func (s *Settler) Release(_ context.Context, t escrow.LockTerms, lockProof json.
 	if err := d.SignRelease(s.key, rel); err != nil {
 		return nil, railErr(err)
 	}
+	s.grow(l.Seller, l.Amount)
 	return json.Marshal(rel)
 }
 

@@ -191,11 +191,19 @@ func TestSettlerReleaseRedeemsToTheSellersAddress(t *testing.T) {
 	st2 := seller.s.Stats()
 	require.Equal(t, 1, st2.Redeemed)
 	require.Len(t, st2.ReleaseToPaid, 1)
-	require.Equal(t, 1, buyer.s.Stats().ByKind["allocate"], "one allocation for the first hire with this seller")
+	// The first hire with a seller allocated only what its job needed;
+	// the released job grew the line by a chunk, in the background.
+	require.Eventually(t, func() bool { return buyer.s.Stats().ByKind["allocate"] == 2 }, 15*time.Second, 50*time.Millisecond)
+	br, err := buyer.s.Chain(ctx)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		line, err := br.LineOf(ctx, buyer.key.Address(), seller.key.Address())
+		return err == nil && line.Balance == 1_000_000
+	}, 15*time.Second, 50*time.Millisecond, "50_000 for the first job, paid out; then the chunk of 1_000_000")
 
 	// A second hire with the same seller needs no transaction of the buyer.
 	hire(t, buyer, seller, "job-rel2", 50_000, time.Minute, 10*time.Second)
-	require.Equal(t, 1, buyer.s.Stats().ByKind["allocate"])
+	require.Equal(t, 2, buyer.s.Stats().ByKind["allocate"])
 	// The seller cannot be paid twice for the first job.
 	rel := &Release{}
 	require.NoError(t, json.Unmarshal(st.RailProof, rel))
@@ -418,4 +426,58 @@ func TestSettlerNoGasFailsClearly(t *testing.T) {
 	require.ErrorIs(t, err, escrow.ErrRailUnavailable)
 	require.Contains(t, err.Error(), bk.Address().Hex())
 	require.Equal(t, escrow.Balance{Available: 500_000, Deposited: 500_000}, buyer.balance(t))
+}
+
+// Regression (issue 22): the buyer allocated 100x the price to a seller's
+// line before the seller checked the lock, so a seller that refused every
+// lock (its accept horizon) tied up the buyer's free deposit until a
+// withdrawal's notice. The first allocation to a seller is now only what
+// the job needs; nothing more moves until a job of the seller is released.
+func TestSettlerFirstAllocationIsOnlyWhatTheJobNeeds(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	buyer, seller := newBuyerAndSeller(t, n, n.a.URL, 10_000_000, 0) // the default chunk
+	ctx := t.Context()
+	_, _, err := buyer.s.Deposit(ctx, 5_000_000)
+	require.NoError(t, err)
+	input := []byte(`{"data":[1,2,3]}`)
+	// A deadline past the seller's accept horizon (half the hour's notice):
+	// the seller refuses the lock.
+	l, err := buyer.esc.Lock(ctx, escrow.LockParams{
+		JobID: "job-far", QuoteID: "q", Capability: "compute.statistics.mean", Seller: seller.id,
+		Amount: 50_000, Deadline: time.Now().Add(40 * time.Minute), Window: 10 * time.Second, Input: input,
+		SellerAddress: seller.key.Address().Hex(),
+	})
+	require.NoError(t, err)
+	wire, err := json.Marshal(l)
+	require.NoError(t, err)
+	got, err := escrow.DecodeLock(wire)
+	require.NoError(t, err)
+	_, err = seller.esc.AcceptLock(ctx, got, input)
+	require.ErrorIs(t, err, ErrInvalidVoucher)
+	require.ErrorContains(t, err, "accept horizon")
+
+	br, err := buyer.s.Chain(ctx)
+	require.NoError(t, err)
+	line, err := br.LineOf(ctx, buyer.key.Address(), seller.key.Address())
+	require.NoError(t, err)
+	require.Equal(t, int64(50_000), line.Balance, "one job's amount, not a chunk")
+	bal, err := br.Balances(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(4_950_000), bal.Free)
+	require.Equal(t, 1, buyer.s.Stats().ByKind["allocate"])
+	_, err = buyer.esc.Refund(ctx, "job-far", "seller refused the job", nil)
+	require.NoError(t, err)
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
+	require.NoError(t, seller.esc.CheckInvariant(ctx))
+
+	// A job the seller accepts and the buyer releases grows the line to
+	// back the next jobs (DefaultLineChunkFactor of them).
+	hire(t, buyer, seller, "job-ok", 50_000, time.Minute, 10*time.Second)
+	_, err = buyer.esc.Release(ctx, "job-ok")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		line, err := br.LineOf(ctx, buyer.key.Address(), seller.key.Address())
+		return err == nil && line.Balance >= 50_000+DefaultLineChunkFactor*50_000
+	}, 15*time.Second, 50*time.Millisecond)
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
 }

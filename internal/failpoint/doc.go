@@ -22,6 +22,8 @@
 //	kill@N     SIGKILL at the Nth hit (N >= 1); the hits before pass.
 //	sleep(MS)  sleep MS milliseconds at every hit (0 <= MS <= 3600000), to
 //	           hold a point open while the test injects another fault.
+//	set(N)     give the point the whole number N: code that asks with
+//	           Value(name) uses N instead of its own figure (a wrong price).
 //
 // Before it acts, a point writes one line to stderr,
 //

@@ -6,5 +6,9 @@ package failpoint
 // nothing and is inlined away.
 func Inject(name string) {}
 
+// Value returns a value set for the failpoint name. Without the failpoints
+// build tag there is none.
+func Value(name string) (int64, bool) { return 0, false }
+
 // Enabled reports whether this binary was built with failpoints.
 const Enabled = false

@@ -64,3 +64,17 @@ func Inject(name string) {
 		time.Sleep(a.Sleep)
 	}
 }
+
+// Value returns the value set(N) gives name in SWARMWAGE_FAILPOINTS, and
+// whether it gives one; each hit that returns one writes its line to stderr
+// as Inject does.
+func Value(name string) (int64, bool) {
+	r := loadRegistry()
+	a, ok := r.actions[name]
+	if !ok || a.Kind != Set {
+		return 0, false
+	}
+	hit := r.hits[name].Add(1)
+	fmt.Fprintf(os.Stderr, "failpoint: %s: %s (hit %d)\n", name, a, hit)
+	return a.Value, true
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 		for i := 1; i <= 3; i++ {
 			os.Stdout.WriteString("before " + string(rune('0'+i)) + "\n")
 			failpoint.Inject("faults/test")
+		}
+		if v, ok := failpoint.Value("faults/value"); ok {
+			os.Stdout.WriteString("value " + strconv.FormatInt(v, 10) + "\n")
 		}
 		os.Stdout.WriteString("survived\n")
 		os.Exit(0)
@@ -100,4 +104,13 @@ func TestInject(t *testing.T) {
 			require.Equal(t, tc.wantOut, out)
 		})
 	}
+}
+
+// A set(N) point gives its value to the code that asks, and says so on
+// stderr; the process goes on.
+func TestValueGivesTheSetNumber(t *testing.T) {
+	out, errOut, err := runHelper(t, "faults/value=set(3000000)")
+	require.NoError(t, err)
+	require.Contains(t, out, "value 3000000\nsurvived")
+	require.Contains(t, errOut, "failpoint: faults/value: set(3000000) (hit 1)")
 }

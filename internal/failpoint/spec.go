@@ -17,6 +17,9 @@ const (
 	Kill Kind = iota + 1
 	// Sleep pauses the calling goroutine.
 	Sleep
+	// Set gives the point a value (Value), for a fault that is a wrong
+	// number rather than a crash: a seller quoting above its listing.
+	Set
 )
 
 // Limits of a spec; they keep a typo from hanging a test for hours.
@@ -41,6 +44,8 @@ type Action struct {
 	At int
 	// Sleep is how long Sleep pauses.
 	Sleep time.Duration
+	// Value is what Set gives the point.
+	Value int64
 }
 
 // String renders the action as Parse reads it.
@@ -53,6 +58,8 @@ func (a Action) String() string {
 		return "kill@" + strconv.Itoa(a.At)
 	case Sleep:
 		return "sleep(" + strconv.FormatInt(a.Sleep.Milliseconds(), 10) + ")"
+	case Set:
+		return "set(" + strconv.FormatInt(a.Value, 10) + ")"
 	}
 	return "none"
 }
@@ -123,6 +130,12 @@ func parseAction(s string) (Action, error) {
 			return Action{}, fmt.Errorf("sleep(MS): MS must be whole milliseconds from 0 to %d", maxSleep.Milliseconds())
 		}
 		return Action{Kind: Sleep, Sleep: time.Duration(ms) * time.Millisecond}, nil
+	case strings.HasPrefix(s, "set(") && strings.HasSuffix(s, ")"):
+		v, err := strconv.ParseInt(s[len("set("):len(s)-1], 10, 64)
+		if err != nil {
+			return Action{}, errors.New("set(N): N must be a whole number")
+		}
+		return Action{Kind: Set, Value: v}, nil
 	}
-	return Action{}, fmt.Errorf("action %q: want kill, kill@N or sleep(MS)", s)
+	return Action{}, fmt.Errorf("action %q: want kill, kill@N, sleep(MS) or set(N)", s)
 }

@@ -34,7 +34,9 @@ func TestParse(t *testing.T) {
 		{"empty name", "=kill", nil, "empty name"},
 		{"upper case name", "Buyer/x=kill", nil, "only a-z"},
 		{"name with comma split", "a=kill,", nil, "want name=action"},
-		{"unknown action", "a=panic", nil, "want kill, kill@N or sleep(MS)"},
+		{"unknown action", "a=panic", nil, "want kill, kill@N, sleep(MS) or set(N)"},
+		{"set", "seller/quote-price=set(3000000)", map[string]failpoint.Action{"seller/quote-price": {Kind: failpoint.Set, Value: 3_000_000}}, ""},
+		{"set not a number", "a=set(x)", nil, "set(N)"},
 		{"kill@0", "a=kill@0", nil, "kill@N"},
 		{"kill@-1", "a=kill@-1", nil, "kill@N"},
 		{"kill@ huge", "a=kill@99999999999", nil, "kill@N"},
@@ -61,7 +63,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestActionString(t *testing.T) {
-	for spec, want := range map[string]string{"kill": "kill", "kill@1": "kill", "kill@7": "kill@7", "sleep(250)": "sleep(250)"} {
+	for spec, want := range map[string]string{"kill": "kill", "kill@1": "kill", "kill@7": "kill@7", "sleep(250)": "sleep(250)", "set(-5)": "set(-5)"} {
 		got, err := failpoint.Parse("p=" + spec)
 		require.NoError(t, err)
 		require.Equal(t, want, got["p"].String())

@@ -18,6 +18,7 @@ type decisionJSON struct {
 	RTTMS         float64 `json:"rtt_ms"`
 	Reputation    float64 `json:"reputation"`
 	Backing       string  `json:"backing,omitempty"`
+	Misquotes     int     `json:"misquotes,omitempty"`
 	Chosen        bool    `json:"chosen"`
 	Rank          int     `json:"rank"`
 	Score         float64 `json:"score"`
@@ -34,7 +35,7 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	return json.Marshal(decisionJSON{
 		PeerID: d.Peer.String(), Price: credits(d.Price), Rating: d.Rating,
 		LatencyMS: round(d.LatencyMS), LatencySource: src, RTTMS: round(d.RTTMS), Reputation: round(d.Reputation), Backing: d.Backing,
-		Chosen: d.Chosen, Rank: d.Rank, Score: round(d.Score), Reason: d.Reason,
+		Misquotes: d.Misquotes, Chosen: d.Chosen, Rank: d.Rank, Score: round(d.Score), Reason: d.Reason,
 	})
 }
 
@@ -80,7 +81,7 @@ func (d *Decision) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("decode decision price: %w", err)
 	}
 	*d = Decision{
-		Candidate: Candidate{Peer: id, Price: price, Rating: j.Rating, LatencyMS: j.LatencyMS, FromHistory: j.LatencySource == "history", RTTMS: j.RTTMS, Reputation: j.Reputation, Backing: j.Backing},
+		Candidate: Candidate{Peer: id, Price: price, Rating: j.Rating, LatencyMS: j.LatencyMS, FromHistory: j.LatencySource == "history", RTTMS: j.RTTMS, Reputation: j.Reputation, Backing: j.Backing, Misquotes: j.Misquotes},
 		Chosen:    j.Chosen, Rank: j.Rank, Score: j.Score, Reason: j.Reason,
 	}
 	return nil

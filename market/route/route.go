@@ -79,6 +79,9 @@ type Candidate struct {
 	// Backing says what backs Reputation (paying buyers, on-chain value,
 	// self-issued credits), for --explain; "" when there is none.
 	Backing string
+	// Misquotes is how often the seller's quote did not match its signed
+	// listing (a price above it): each was refused before any lock.
+	Misquotes int
 }
 
 // Decision is what routing made of one candidate.
@@ -108,7 +111,9 @@ type Request struct {
 // slowest 1), and its score is w*latency + (1-w)*price with w = 1 for P0,
 // 2/3 for P1, 1/3 for P2 and 0 for P3. Lower scores win; ties go to the
 // better rated by this node, then the better reputed (receipts), then the
-// cheaper, then the faster.
+// cheaper, then the faster. A seller that ever quoted off its signed
+// listing (Misquotes) ranks after every one that did not, whatever its
+// score: its listing cannot be taken at its word.
 func Rank(cands []Candidate, req Request) []Decision {
 	q := req.QoS
 	if _, ok := speedWeight[q]; !ok {
@@ -188,6 +193,9 @@ func scale(v, lo, hi float64) float64 {
 }
 
 func better(a, b Decision) bool {
+	if (a.Misquotes > 0) != (b.Misquotes > 0) {
+		return a.Misquotes == 0
+	}
 	if a.Score != b.Score {
 		return a.Score < b.Score
 	}
@@ -216,6 +224,9 @@ func reason(ds []Decision, i int, q QoS) string {
 		if d.Backing != "" {
 			what += " (" + d.Backing + ")"
 		}
+	}
+	if d.Misquotes > 0 {
+		what += fmt.Sprintf(", quoted off its listing %d time(s) (ranked after sellers that never did)", d.Misquotes)
 	}
 	if i == 0 {
 		return "chosen: best " + what

@@ -205,3 +205,23 @@ func BenchmarkRank100(b *testing.B) {
 		_ = route.Rank(in, route.Request{Capability: "compute.statistics.mean", QoS: route.P2, Policy: pol})
 	}
 }
+
+// A seller that quoted off its signed listing ranks after every seller that
+// never did, in every class, and the reason says so; among themselves such
+// sellers keep the usual order.
+func TestRankPutsMisquotersLast(t *testing.T) {
+	liar, honest, liar2 := newPeer(t), newPeer(t), newPeer(t)
+	cands := []route.Candidate{
+		{Peer: liar, Price: 1_000, LatencyMS: 10, Misquotes: 1},
+		{Peer: honest, Price: 90_000, LatencyMS: 900},
+		{Peer: liar2, Price: 2_000, LatencyMS: 20, Misquotes: 3},
+	}
+	for _, q := range []route.QoS{route.P0, route.P1, route.P2, route.P3} {
+		t.Run(string(q), func(t *testing.T) {
+			ds := route.Rank(cands, route.Request{Capability: "c.x", QoS: q, Explain: true})
+			require.Equal(t, []peer.ID{honest, liar, liar2}, []peer.ID{ds[0].Peer, ds[1].Peer, ds[2].Peer})
+			require.Contains(t, ds[1].Reason, "quoted off its listing 1 time(s)")
+			require.NotContains(t, ds[0].Reason, "quoted off")
+		})
+	}
+}
