@@ -66,6 +66,8 @@ type config struct {
 	settlement *Settlement
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+	// runners run the handler kinds of other packages (HandlerRunner).
+	runners map[string]Runner
 	// onJob is called after each job record write (OnJob).
 	onJob func(r JobRecord, created bool)
 }
