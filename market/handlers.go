@@ -455,3 +455,9 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// HandlerEnv is the minimal environment of a handler process (see
+// handlerEnv), for the runners of other packages that start one (the
+// server of an mcp:CMD handler): PATH, HOME and TMPDIR set to dir, LANG,
+// and the variables pass names.
+func HandlerEnv(dir string, pass []string) []string { return handlerEnv(dir, pass) }

@@ -69,6 +69,8 @@ type Attempt struct {
 	// Failed are the checks the previous attempt's output failed, what a
 	// model is told to fix; empty on the first attempt.
 	Failed []verify.Check
+	// Previous is the output that failed them.
+	Previous json.RawMessage
 }
 
 // Answer is what one attempt produced.
@@ -177,11 +179,15 @@ type outcome struct {
 func (h *handlers) runChecked(ctx context.Context, r Runner, o Offer, input json.RawMessage) outcome {
 	l := o.Signed.Listing
 	var res outcome
-	var failedChecks []verify.Check
+	var (
+		failedChecks []verify.Check
+		previous     json.RawMessage
+	)
 	for n := 1; ; n++ {
 		ans, err := r.Run(ctx, Attempt{
 			Capability: l.Capability, Handler: o.Handler, Input: input,
-			InputSchema: l.InputSchema, OutputSchema: l.OutputSchema, Number: n, Failed: failedChecks,
+			InputSchema: l.InputSchema, OutputSchema: l.OutputSchema, Number: n,
+			Failed: failedChecks, Previous: previous,
 		})
 		res.usage.Add(ans.Usage)
 		if err == nil && !json.Valid(ans.Output) {
@@ -215,7 +221,7 @@ func (h *handlers) runChecked(ctx context.Context, r Runner, o Offer, input json
 			res.out = ans.Output
 			return res
 		}
-		failedChecks = ar.Failed
+		failedChecks, previous = ar.Failed, ans.Output
 	}
 }
 

@@ -45,6 +45,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -220,6 +221,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
+		market.HandlerRunner(market.HandlerOpenAI, openai.New(openai.Options{Logger: log})),
 	}
 	if n.Settler != nil {
 		mopts = append(mopts, market.ListingSettlement(&market.Settlement{

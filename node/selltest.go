@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -66,7 +67,8 @@ func (l *Local) TestListing(ctx context.Context, req TestListingRequest) (market
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.timeout())
 	defer cancel()
-	res, err := market.TestOffer(ctx, o, req.Input, reg, nil)
+	runners := map[string]market.Runner{market.HandlerOpenAI: openai.New(openai.Options{})}
+	res, err := market.TestOfferWith(ctx, o, req.Input, reg, nil, runners)
 	return res, errors.Join(testErr(err), sb.close())
 }
 
