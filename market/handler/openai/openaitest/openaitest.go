@@ -33,10 +33,10 @@ type Message struct {
 
 // ChatRequest is a chat completion request as the server read it.
 type ChatRequest struct {
-	Model          string    `json:"model"`
-	Messages       []Message `json:"messages"`
-	Stream         bool      `json:"stream"`
-	StreamOptions  *struct {
+	Model         string    `json:"model"`
+	Messages      []Message `json:"messages"`
+	Stream        bool      `json:"stream"`
+	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	ResponseFormat *struct {
