@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,4 +85,62 @@ func TestCLISellAddOpenAIAndSellTestShowsTheRetries(t *testing.T) {
 	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.02", "--handler", "openai:tiny", "--base-url", "localhost:1", "text.summarize.short")
 	require.Equal(t, 2, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "base URL")
+}
+
+// everythingServer is the command line of npm's
+// @modelcontextprotocol/server-everything, installed (npm ci) from the
+// lock file in market/handler/mcp/testdata when it is missing.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../market/handler/mcp/testdata")
+	require.NoError(t, err)
+	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "npm ci: %s", out)
+	}
+	return "node " + script + " stdio"
+}
+
+// TestCLISellMCPTools: 'sell add --from-mcp CMD --prefix custom.<p>.' lists
+// one listing per tool of a real MCP server; 'sell add --handler mcp:CMD
+// --tool NAME' sells one; 'sell test' runs them with the tools' schemas.
+func TestCLISellMCPTools(t *testing.T) {
+	server := everythingServer(t)
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "--from-mcp", server, "--prefix", "custom.everything.", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var added struct {
+		Listings []struct{ Capability, Handler string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &added))
+	caps := map[string]string{}
+	for _, l := range added.Listings {
+		caps[l.Capability] = l.Handler
+	}
+	require.Contains(t, caps, "custom.everything.echo")
+	require.Contains(t, caps, "custom.everything.get-sum")
+	assert.True(t, strings.HasPrefix(caps["custom.everything.echo"], "mcp:"), caps["custom.everything.echo"])
+
+	r = swarmwage(t, "--repo", repo, "sell", "test", "--json", "--input-json", `{"message":"hi"}`, "custom.everything.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `Echo: hi`)
+	// The tool's inputSchema is the listing's.
+	r = swarmwage(t, "--repo", repo, "sell", "test", "--input-json", `{"msg":"hi"}`, "custom.everything.echo")
+	require.Equal(t, 2, r.Code, r.Stderr)
+
+	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "--handler", "mcp:"+server, "--tool", "get-sum", "custom.everything.sum")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", repo, "sell", "test", "--input-json", `{"a":2,"b":3}`, "custom.everything.sum")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "5")
+
+	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "--handler", "mcp:"+server, "--tool", "no-such-tool", "custom.everything.none")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "has no tool")
+	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "--handler", "mcp:"+server, "custom.everything.none")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "--tool NAME")
 }
