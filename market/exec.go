@@ -14,7 +14,7 @@ import (
 // cannot be found or run.
 var ErrNoProgram = errors.New("program not found")
 
-// ResolveExec checks that the program of an exec handler exists and can be
+// ResolveExec checks that the program of an exec (or mcp) handler exists and can be
 // run, and makes the handler independent of where the daemon starts: the
 // program becomes an absolute path (looked up in PATH when its name has no
 // '/', else taken relative to dir) and the handler runs in dir, so relative
@@ -23,7 +23,7 @@ var ErrNoProgram = errors.New("program not found")
 // process's working directory. Other kinds of handlers are returned as they
 // are.
 func ResolveExec(h HandlerConfig, dir string) (HandlerConfig, error) {
-	if h.Kind != HandlerExec || len(h.Command) == 0 {
+	if (h.Kind != HandlerExec && h.Kind != HandlerMCP) || len(h.Command) == 0 {
 		return h, nil
 	}
 	if dir == "" {

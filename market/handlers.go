@@ -126,6 +126,22 @@ func publicFailure(err error) (msg string, status int, reasons []string) {
 type handlers struct {
 	builtin *builtin.Registry
 	http    *http.Client
+	runners map[string]Runner
+}
+
+// runJob runs the job's handler: a Runner's kind through runChecked (its
+// output verified before delivery, retried), the others through run.
+func (h *handlers) runJob(ctx context.Context, o Offer, input json.RawMessage) outcome {
+	switch o.Handler.Kind {
+	case HandlerOpenAI, HandlerMCP, HandlerMCPHTTP:
+		r := h.runners[o.Handler.Kind]
+		if r == nil {
+			return outcome{err: failedf(failHandler, "this node has no %s handler", o.Handler.Kind)}
+		}
+		return h.runChecked(ctx, r, o, input)
+	}
+	out, err := h.run(ctx, o, input)
+	return outcome{out: out, err: err}
 }
 
 // run runs the job's handler. Every error is a *handlerError.
@@ -289,8 +305,8 @@ func handlerEnv(dir string, pass []string) []string {
 // (HandlerConfig.Env): only exec and skillcard handlers run a process
 // that gets them, and the names must pass CheckEnvNames.
 func CheckHandlerEnv(h HandlerConfig) error {
-	if len(h.Env) > 0 && h.Kind != HandlerExec && h.Kind != HandlerSkillCard {
-		return fmt.Errorf("env: %s handlers run no program; environment variables go to exec handlers and SkillCard cli bindings", h.Kind)
+	if len(h.Env) > 0 && h.Kind != HandlerExec && h.Kind != HandlerSkillCard && h.Kind != HandlerMCP {
+		return fmt.Errorf("env: %s handlers run no program; environment variables go to exec and mcp handlers and SkillCard cli bindings", h.Kind)
 	}
 	return CheckEnvNames(h.Env)
 }
@@ -439,3 +455,9 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// HandlerEnv is the minimal environment of a handler process (see
+// handlerEnv), for the runners of other packages that start one (the
+// server of an mcp:CMD handler): PATH, HOME and TMPDIR set to dir, LANG,
+// and the variables pass names.
+func HandlerEnv(dir string, pass []string) []string { return handlerEnv(dir, pass) }

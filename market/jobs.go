@@ -80,6 +80,12 @@ type JobRecord struct {
 	// SettleSent is set once the seller acknowledged the buyer's settle.
 	SettleSent bool `json:"settle_sent,omitempty"`
 	Rating     int  `json:"rating,omitempty"`
+	// Attempts and Usage are the seller's, for a handler that runs
+	// through a Runner (openai, mcp): each try at the output with the
+	// checks it failed before delivery, and the model-server tokens the
+	// job took over all of them.
+	Attempts []AttemptReport `json:"attempts,omitempty"`
+	Usage    *Usage          `json:"usage,omitempty"`
 }
 
 // maxJobEvents caps the event history kept with a job record: a long job

@@ -154,7 +154,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
 		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
-		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient},
+		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},
 		client:      &agentClient{host: h, holePunchWait: HolePunchWait},
 		log:         cfg.logger,
 		ctx:         ctx,
@@ -195,11 +195,25 @@ func (m *Market) Start(ctx context.Context) error {
 		return err
 	}
 	for _, o := range offers {
+		m.prepare(ctx, o.Handler)
 		if err := m.routing.Announce(ctx, o.Signed.Listing.Capability); err != nil {
 			return fmt.Errorf("announce %s: %w", o.Signed.Listing.Capability, err)
 		}
 	}
 	return nil
+}
+
+// prepare asks the Runner of h's kind, if it is a Starter, to get ready
+// for h (start an MCP server); a failure is logged, not fatal: the jobs of
+// the listing fail until the runner recovers.
+func (m *Market) prepare(ctx context.Context, h HandlerConfig) {
+	st, ok := m.cfg.runners[h.Kind].(Starter)
+	if !ok {
+		return
+	}
+	if err := st.Prepare(ctx, h); err != nil {
+		m.log.Warn("prepare handler", "handler", h.String(), "err", err)
+	}
 }
 
 // Close stops the agent endpoint. It is idempotent.
@@ -225,6 +239,7 @@ func (m *Market) AddListing(ctx context.Context, p ListingParams) (Offer, error)
 	if err != nil {
 		return Offer{}, err
 	}
+	m.prepare(ctx, o.Handler)
 	if err := m.routing.Announce(ctx, p.Capability); err != nil {
 		return Offer{}, fmt.Errorf("announce %s: %w", p.Capability, err)
 	}

@@ -76,6 +76,8 @@ type config struct {
 	quotePrice func(Credits) Credits
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+	// runners run the handler kinds of other packages (HandlerRunner).
+	runners map[string]Runner
 	// onJob is called after each job record write (OnJob).
 	onJob func(r JobRecord, created bool)
 }

@@ -475,21 +475,16 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		delete(s.running, lock.JobID)
 		s.mu.Unlock()
 	}()
-	type result struct {
-		out json.RawMessage
-		err error
-	}
-	done := make(chan result, 1)
+	done := make(chan outcome, 1)
 	go func() {
 		select {
 		case s.slots <- struct{}{}:
 		case <-ctx.Done():
-			done <- result{err: fmt.Errorf("%w: job deadline passed while queued", ErrHandler)}
+			done <- outcome{err: fmt.Errorf("%w: job deadline passed while queued", ErrHandler)}
 			return
 		}
 		defer func() { <-s.slots }()
-		out, err := s.safeRun(ctx, o, input)
-		done <- result{out, err}
+		done <- s.safeRun(ctx, o, input)
 	}()
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
@@ -504,6 +499,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 				s.timedOut(stream, lock, time.Since(start))
 				return
 			}
+			s.recordAttempts(lock.JobID, res)
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
 		case <-ctx.Done():
@@ -525,17 +521,35 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 }
 
 // safeRun runs the handler; a panic in it fails the job, not the node.
-func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (out json.RawMessage, err error) {
+func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (res outcome) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.m.log.Error("handler panicked", "capability", o.Signed.Listing.Capability, "panic", v)
-			err = fmt.Errorf("%w: handler panicked", ErrHandler)
+			res = outcome{usage: res.usage, attempts: res.attempts, err: fmt.Errorf("%w: handler panicked", ErrHandler)}
 		}
 	}()
 	if s.m.cfg.runHandler != nil {
-		return s.m.cfg.runHandler(ctx, input)
+		out, err := s.m.cfg.runHandler(ctx, input)
+		return outcome{out: out, err: err}
 	}
-	return s.m.handlers.run(ctx, o, input)
+	return s.m.handlers.runJob(ctx, o, input)
+}
+
+// recordAttempts keeps a Runner's attempts and token usage with the job's
+// record, and logs each check an attempt failed: what the seller fixes.
+func (s *seller) recordAttempts(jobID string, res outcome) {
+	if len(res.attempts) == 0 {
+		return
+	}
+	for _, a := range res.attempts {
+		for _, c := range a.Failed {
+			s.m.log.Warn("job output failed a check before delivery", "job", jobID, "attempt", a.Number, "check", c.Name, "detail", c.Detail)
+		}
+	}
+	usage := res.usage
+	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+		r.Attempts, r.Usage = res.attempts, &usage
+	})
 }
 
 // cancelled ends a job the buyer refunded (cancelled) while it ran; the

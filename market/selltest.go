@@ -30,6 +30,10 @@ type TestResult struct {
 	// Passed is true when the handler gave an output that passed every check.
 	Passed     bool  `json:"passed"`
 	DurationMS int64 `json:"duration_ms"`
+	// Attempts and Usage are those of an openai or mcp handler: each try
+	// with the checks it failed (and was retried for), and the tokens.
+	Attempts []AttemptReport `json:"attempts,omitempty"`
+	Usage    *Usage          `json:"usage,omitempty"`
 }
 
 // TestOffer runs o's handler on input as a job would (input checked against
@@ -40,6 +44,13 @@ type TestResult struct {
 // handlers (nil: a client that follows no redirects). A handler failure is
 // a result, not an error; an input that does not fit is ErrTestInput.
 func TestOffer(ctx context.Context, o Offer, input json.RawMessage, reg *builtin.Registry, hc *http.Client) (TestResult, error) {
+	return TestOfferWith(ctx, o, input, reg, hc, nil)
+}
+
+// TestOfferWith is TestOffer with the runners of the openai and mcp kinds
+// (by kind, as HandlerRunner registers them): their output is verified and
+// retried before it counts, as in a job, and the result lists the attempts.
+func TestOfferWith(ctx context.Context, o Offer, input json.RawMessage, reg *builtin.Registry, hc *http.Client, runners map[string]Runner) (TestResult, error) {
 	l := o.Signed.Listing
 	res := TestResult{Capability: l.Capability, Handler: o.Handler.String()}
 	if !json.Valid(input) {
@@ -48,26 +59,30 @@ func TestOffer(ctx context.Context, o Offer, input json.RawMessage, reg *builtin
 	if err := validateInput(l, input); err != nil {
 		return res, fmt.Errorf("%w: %w", ErrTestInput, err)
 	}
-	h := &handlers{builtin: reg, http: hc}
+	h := &handlers{builtin: reg, http: hc, runners: runners}
 	start := time.Now()
-	out, err := h.run(ctx, o, input)
+	oc := h.runJob(ctx, o, input)
+	out, err := oc.out, oc.err
 	res.DurationMS = time.Since(start).Milliseconds()
+	if len(oc.attempts) > 0 {
+		res.Attempts, res.Usage = oc.attempts, &oc.usage
+	}
+	if err != nil && out != nil {
+		// The last attempt's output, which failed the checks: show it
+		// with its report.
+		res.Error = err.Error()
+		res.Output = out
+		res.Verification = verifyOutput(ctx, l, input, out)
+		return res, nil
+	}
 	if err != nil {
 		res.Error = err.Error()
 		res.Verification = verify.Report{Capability: l.Capability, Checks: []verify.Check{}}
 		return res, nil
 	}
 	res.Output = out
-	var rep verify.Report
-	if standard := verify.ValidateInput(l.Capability, input) == nil; standard {
-		rep, err = verify.Verify(ctx, l.Capability, input, out)
-	} else {
-		rep, err = verify.VerifyWithSchema(ctx, l.Capability, l.OutputSchema, out)
-	}
-	if err != nil {
-		rep = verify.Report{Capability: l.Capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
-	}
-	res.Verification, res.Passed = rep, err == nil && rep.Passed
+	rep := verifyOutput(ctx, l, input, out)
+	res.Verification, res.Passed = rep, rep.Passed
 	return res, nil
 }
 
@@ -79,5 +94,5 @@ func (m *Market) TestListing(ctx context.Context, capID string, input json.RawMe
 	if err != nil {
 		return TestResult{}, err
 	}
-	return TestOffer(ctx, o, input, m.handlers.builtin, m.handlers.http)
+	return TestOfferWith(ctx, o, input, m.handlers.builtin, m.handlers.http, m.handlers.runners)
 }

@@ -42,9 +42,28 @@ type HandlerConfig struct {
 	// skillcard's cli binding gets, beyond the minimal PATH, HOME, TMPDIR
 	// and LANG (see handlerEnv).
 	Env []string `json:"env,omitempty"`
+
+	// Model is the model an openai handler asks its server for.
+	Model string `json:"model,omitempty"`
+	// BaseURL is an openai handler's OpenAI-compatible server, up to and
+	// including /v1 (http://localhost:11434/v1).
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKeyEnv names the daemon's environment variable the API key of an
+	// openai handler is read from at each job (empty: OPENAI_API_KEY). The
+	// key itself is never stored.
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// Prompt is the listing's own prompt template ('sell add --prompt
+	// FILE'), in place of the embedded one of its family.
+	Prompt string `json:"prompt,omitempty"`
+	// Retries is how many times an output of an openai or mcp handler that
+	// fails the buyer's checks is asked for again; nil: DefaultRetries.
+	Retries *int `json:"retries,omitempty"`
+	// Tool is the tool of an mcp or mcp+http handler's server.
+	Tool string `json:"tool,omitempty"`
 }
 
-// String is the handler as the CLI writes it: builtin, exec:CMD, http:URL.
+// String is the handler as the CLI writes it: builtin, exec:CMD, http:URL,
+// openai:MODEL, mcp:CMD, mcp+http:URL.
 // ParseHandler of an exec handler's String gives its argv back.
 func (h HandlerConfig) String() string {
 	switch h.Kind {
@@ -54,14 +73,22 @@ func (h HandlerConfig) String() string {
 		return HandlerHTTP + ":" + h.URL
 	case HandlerSkillCard:
 		return HandlerSkillCard
+	case HandlerOpenAI:
+		return HandlerOpenAI + ":" + h.Model
+	case HandlerMCP:
+		return HandlerMCP + ":" + quoteCommand(h.Command)
+	case HandlerMCPHTTP:
+		return HandlerMCPHTTP + ":" + h.URL
 	default:
 		return h.Kind
 	}
 }
 
 // ParseHandler parses a handler flag: "builtin", "exec:CMD ARGS..." (split
-// into argv like a shell would split words, but never run by a shell) or
-// "http:URL".
+// into argv like a shell would split words, but never run by a shell),
+// "http:URL", "openai:MODEL" (the server is HandlerConfig.BaseURL, set
+// apart), "mcp:CMD ARGS..." (split like exec) or "mcp+http:URL" (the tool
+// is HandlerConfig.Tool, set apart).
 func ParseHandler(spec string) (HandlerConfig, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
@@ -85,8 +112,28 @@ func ParseHandler(spec string) (HandlerConfig, error) {
 			return HandlerConfig{}, fmt.Errorf("handler %q: http needs an http:// or https:// URL, as http:URL", spec)
 		}
 		return HandlerConfig{Kind: HandlerHTTP, URL: arg}, nil
+	case HandlerOpenAI:
+		if strings.TrimSpace(arg) == "" || strings.ContainsAny(arg, " \t\n") {
+			return HandlerConfig{}, fmt.Errorf("handler %q: openai needs the server's model name, as openai:llama3.2", spec)
+		}
+		return HandlerConfig{Kind: HandlerOpenAI, Model: arg}, nil
+	case HandlerMCP:
+		argv, err := SplitCommand(arg)
+		if err != nil {
+			return HandlerConfig{}, fmt.Errorf("handler %q: %w", spec, err)
+		}
+		if len(argv) == 0 {
+			return HandlerConfig{}, fmt.Errorf("handler %q: mcp needs the server's command, as mcp:CMD", spec)
+		}
+		return HandlerConfig{Kind: HandlerMCP, Command: argv}, nil
+	case HandlerMCPHTTP:
+		u, err := url.Parse(arg)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return HandlerConfig{}, fmt.Errorf("handler %q: mcp+http needs the server's http:// or https:// URL, as mcp+http:http://127.0.0.1:3001/mcp", spec)
+		}
+		return HandlerConfig{Kind: HandlerMCPHTTP, URL: arg}, nil
 	default:
-		return HandlerConfig{}, fmt.Errorf("handler %q: unknown kind %q (want builtin, exec:CMD or http:URL)", spec, kind)
+		return HandlerConfig{}, fmt.Errorf("handler %q: unknown kind %q (want builtin, exec:CMD, http:URL, openai:MODEL, mcp:CMD or mcp+http:URL)", spec, kind)
 	}
 }
 

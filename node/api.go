@@ -25,6 +25,7 @@ import (
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
@@ -293,6 +294,9 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	if err := market.CheckHandlerEnv(h); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
+	if err := setRunnerFields(&h, req); err != nil {
+		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
 	if h, err = market.ResolveExec(h, req.Dir); err != nil {
 		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
@@ -303,6 +307,32 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 		Capability: req.Capability, Price: price, Handler: h,
 		InputSchema: req.InputSchema, OutputSchema: req.OutputSchema,
 	}, nil
+}
+
+// setRunnerFields puts the request's openai and mcp settings on h and
+// checks them: each belongs to its kind only.
+func setRunnerFields(h *market.HandlerConfig, req AddListingRequest) error {
+	isOpenAI, isMCP := h.Kind == market.HandlerOpenAI, h.Kind == market.HandlerMCP || h.Kind == market.HandlerMCPHTTP
+	switch {
+	case !isOpenAI && (req.BaseURL != "" || req.APIKeyEnv != "" || req.Prompt != ""):
+		return errors.New("base_url, api_key_env and prompt go with an openai:MODEL handler")
+	case !isMCP && req.Tool != "":
+		return errors.New("tool goes with an mcp:CMD or mcp+http:URL handler")
+	case !isOpenAI && !isMCP && req.Retries != nil:
+		return errors.New("retries go with openai:MODEL and mcp handlers (the others' output is delivered as it is)")
+	case isMCP && req.Tool == "":
+		return errors.New("an mcp handler needs the tool to call, as --tool NAME")
+	}
+	if req.Retries != nil {
+		if err := market.CheckRetries(*req.Retries); err != nil {
+			return err
+		}
+	}
+	h.BaseURL, h.APIKeyEnv, h.Prompt, h.Retries, h.Tool = req.BaseURL, req.APIKeyEnv, req.Prompt, req.Retries, req.Tool
+	if isOpenAI {
+		return openai.CheckListing(*h, req.Capability)
+	}
+	return nil
 }
 
 // ID describes this running node.

@@ -45,6 +45,8 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -101,11 +103,13 @@ type Node struct {
 	// agentHTTPAddr is the plain-HTTP agent endpoint's address.
 	agentHTTPAddr string
 	sandbox       *lazySandbox
-	hires         *hireHub
-	guard         *diskGuard
-	gc            *valueLogGC
-	closeOnce     sync.Once
-	closeErr      error
+	// mcp runs the MCP servers of mcp:CMD and mcp+http:URL listings.
+	mcp       *mcphandler.Runner
+	hires     *hireHub
+	guard     *diskGuard
+	gc        *valueLogGC
+	closeOnce sync.Once
+	closeErr  error
 	// events feeds GET /v1/events (the dashboard's live jobs).
 	events *eventBus
 	faults faultInjector // partitions peers; only under the failpoints build tag
@@ -220,7 +224,10 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
+		market.HandlerRunner(market.HandlerOpenAI, openai.New(openai.Options{Logger: log})),
 	}
+	n.mcp = mcphandler.New(mcphandler.Options{Logger: log})
+	mopts = append(mopts, market.HandlerRunner(market.HandlerMCP, n.mcp), market.HandlerRunner(market.HandlerMCPHTTP, n.mcp))
 	if n.Settler != nil {
 		mopts = append(mopts, market.ListingSettlement(&market.Settlement{
 			Rail: RailEVM, Escrow: common.HexToAddress(cfg.Settlement.Escrow).Hex(), PayTo: n.Settler.Address(),
@@ -362,6 +369,9 @@ func (n *Node) Close() error {
 		n.hires.close()
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())
+		}
+		if n.mcp != nil {
+			errs = append(errs, n.mcp.Close())
 		}
 		if n.sandbox != nil {
 			errs = append(errs, n.sandbox.close())

@@ -11,6 +11,8 @@ import (
 
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
+	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -66,8 +68,10 @@ func (l *Local) TestListing(ctx context.Context, req TestListingRequest) (market
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.timeout())
 	defer cancel()
-	res, err := market.TestOffer(ctx, o, req.Input, reg, nil)
-	return res, errors.Join(testErr(err), sb.close())
+	mcp := mcphandler.New(mcphandler.Options{})
+	runners := map[string]market.Runner{market.HandlerOpenAI: openai.New(openai.Options{}), market.HandlerMCP: mcp, market.HandlerMCPHTTP: mcp}
+	res, err := market.TestOfferWith(ctx, o, req.Input, reg, nil, runners)
+	return res, errors.Join(testErr(err), sb.close(), mcp.Close())
 }
 
 func (a *apiServer) handleTestListing(w http.ResponseWriter, r *http.Request) {

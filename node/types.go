@@ -149,6 +149,17 @@ type AddListingRequest struct {
 	// (exec handlers and SkillCard cli bindings only), beyond the minimal
 	// PATH, HOME, TMPDIR and LANG.
 	Env []string `json:"env,omitempty"`
+	// BaseURL and APIKeyEnv are an openai:MODEL handler's server (up to
+	// /v1) and the daemon's variable its API key is read from (empty:
+	// OPENAI_API_KEY); Prompt is the listing's own prompt template.
+	BaseURL   string `json:"base_url,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	Prompt    string `json:"prompt,omitempty"`
+	// Retries is how many times an openai or mcp handler's output that
+	// fails the buyer's checks is asked for again (nil: the default, 2).
+	Retries *int `json:"retries,omitempty"`
+	// Tool is the MCP tool an mcp:CMD or mcp+http:URL handler calls.
+	Tool string `json:"tool,omitempty"`
 }
 
 // SellerInfo is one seller in a find result.

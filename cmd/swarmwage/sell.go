@@ -34,7 +34,7 @@ func sellAddCommand() *cli.Command {
 		Name:      "add",
 		Usage:     "list a capability for sale (announced at once when a daemon runs, else when it starts)",
 		ArgsUsage: "CAP",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "price", Required: true, Usage: "price per job in credits, e.g. 0.05"},
 			&cli.StringFlag{Name: "handler", Value: market.HandlerBuiltin, Usage: "what runs the jobs: builtin, exec:CMD or http:URL"},
 			&cli.StringFlag{Name: "input-schema", Usage: "JSON Schema file of the input (capabilities outside the taxonomy only)"},
@@ -42,8 +42,11 @@ func sellAddCommand() *cli.Command {
 			&cli.StringFlag{Name: "skillcard", Usage: "sell this SkillCard file, run by its binding (CAP optional: default custom.<publisher>.<slug>)"},
 			&cli.StringSliceFlag{Name: "env", Usage: "pass the daemon's environment variable `NAME` to an exec handler or SkillCard cli binding, which otherwise get only PATH, HOME, TMPDIR and LANG (repeatable)"},
 			jsonOutFlag(),
-		},
+		}, runnerFlags()...),
 		Action: func(c *cli.Context) error {
+			if c.IsSet("from-mcp") {
+				return sellFromMCP(c)
+			}
 			req, err := addListingRequest(c)
 			if err != nil {
 				return err
@@ -91,6 +94,9 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 		if err := resolveHandler(&req); err != nil {
 			return req, err
 		}
+	}
+	if err := addRunnerFields(c, &req); err != nil {
+		return req, err
 	}
 	for _, f := range []struct {
 		flag string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,7 +87,8 @@ func testListing(c *cli.Context, req node.TestListingRequest) (res market.TestRe
 // printSellTest prints the output on stdout and what happened on stderr.
 func printSellTest(c *cli.Context, res market.TestResult) {
 	w := c.App.ErrWriter
-	if res.Error != "" {
+	printAttempts(w, res)
+	if res.Error != "" && res.Output == nil {
 		fmt.Fprintf(w, "the handler failed after %d ms: %s\n", res.DurationMS, res.Error)
 		fmt.Fprintf(w, "a buyer would see %q and be refunded\n", publicClass(res.Error))
 		return
@@ -104,8 +106,33 @@ func printSellTest(c *cli.Context, res market.TestResult) {
 	tw.Flush()
 	if res.Passed {
 		fmt.Fprintf(w, "verification passed (%d checks) in %d ms: a buyer would pay for this output\n", len(res.Verification.Checks), res.DurationMS)
+	} else if res.Error != "" {
+		fmt.Fprintf(w, "no attempt passed the checks: %s\nthe job would fail before delivery; a buyer would see %q and be refunded\n", res.Error, publicClass(res.Error))
 	} else {
 		fmt.Fprintf(w, "verification failed: a buyer would be refunded\n")
+	}
+}
+
+// printAttempts prints the tries of an openai or mcp handler: the checks
+// each failed before it was retried, and the tokens used.
+func printAttempts(w io.Writer, res market.TestResult) {
+	if len(res.Attempts) < 2 && (res.Usage == nil || res.Usage.TotalTokens == 0) {
+		return
+	}
+	for _, a := range res.Attempts {
+		switch {
+		case a.Passed:
+			fmt.Fprintf(w, "attempt %d: passed the checks\n", a.Number)
+		case a.Error != "":
+			fmt.Fprintf(w, "attempt %d: %s\n", a.Number, a.Error)
+		default:
+			for _, ch := range a.Failed {
+				fmt.Fprintf(w, "attempt %d: FAILED %s: %s\n", a.Number, ch.Name, ch.Detail)
+			}
+		}
+	}
+	if u := res.Usage; u != nil {
+		fmt.Fprintf(w, "tokens: %d prompt + %d completion = %d, in %d requests\n", u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.Requests)
 	}
 }
 

@@ -18,13 +18,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
+	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/skillcard"
+	"github.com/swarmwage/swarmwage/verify"
 )
 
 // maxSellerFile caps a seller file; a real one is a few KB.
@@ -42,8 +46,9 @@ var ErrBadFile = errors.New("bad seller file")
 //	price      = "0.02"
 //	handler    = "exec:python3 examples/workers/rewrite_casual.py"
 //
-// handler is builtin (the default), exec:CMD or http:URL, as 'sell add
-// --handler' takes it; skillcard = "FILE" sells a SkillCard through its
+// handler is builtin (the default), exec:CMD, http:URL, openai:MODEL (with
+// base_url, api_key_env, prompt and retries), mcp:CMD or mcp+http:URL (with
+// tool and retries), as 'sell add --handler' takes it; skillcard = "FILE" sells a SkillCard through its
 // first binding instead. env = ["NAME", ...] passes those variables of the
 // daemon's environment to an exec handler or a SkillCard's cli binding,
 // which otherwise get only PATH, HOME, TMPDIR and LANG ('sell add --env'). input_schema and output_schema name JSON Schema
@@ -93,6 +98,15 @@ type ListingSpec struct {
 	// Env names the daemon's environment variables an exec handler or a
 	// SkillCard's cli binding gets, beyond PATH, HOME, TMPDIR and LANG.
 	Env []string `toml:"env"`
+	// BaseURL, APIKeyEnv and Prompt (a template file) go with handler =
+	// "openai:MODEL"; Tool with "mcp:CMD" and "mcp+http:URL"; Retries with
+	// both ('sell add --base-url, --api-key-env, --prompt, --tool,
+	// --retries').
+	BaseURL   string `toml:"base_url"`
+	APIKeyEnv string `toml:"api_key_env"`
+	Prompt    string `toml:"prompt"`
+	Tool      string `toml:"tool"`
+	Retries   *int   `toml:"retries"`
 }
 
 // Load reads and checks a seller file. Every listing is checked
@@ -197,6 +211,9 @@ func (l ListingSpec) params() (market.ListingParams, error) {
 	if err := market.CheckHandlerEnv(p.Handler); err != nil {
 		return p, err
 	}
+	if err := l.runnerFields(&p); err != nil {
+		return p, err
+	}
 	for _, s := range []struct {
 		key, path string
 		dst       *[]byte
@@ -212,6 +229,62 @@ func (l ListingSpec) params() (market.ListingParams, error) {
 	}
 	return p, nil
 }
+
+// runnerFields puts the openai and mcp keys on the listing's handler and
+// checks them; an mcp listing of a capability outside the taxonomy takes
+// its schemas from the tool (the server is started to read them).
+func (l ListingSpec) runnerFields(p *market.ListingParams) error {
+	h := &p.Handler
+	isOpenAI, isMCP := h.Kind == market.HandlerOpenAI, h.Kind == market.HandlerMCP || h.Kind == market.HandlerMCPHTTP
+	switch {
+	case !isOpenAI && (l.BaseURL != "" || l.APIKeyEnv != "" || l.Prompt != ""):
+		return errors.New("base_url, api_key_env and prompt go with handler = \"openai:MODEL\"")
+	case !isMCP && l.Tool != "":
+		return errors.New("tool goes with handler = \"mcp:CMD\" or \"mcp+http:URL\"")
+	case !isOpenAI && !isMCP && l.Retries != nil:
+		return errors.New("retries go with openai and mcp handlers")
+	case isMCP && l.Tool == "":
+		return errors.New("an mcp handler needs tool = \"NAME\"")
+	}
+	if l.Retries != nil {
+		if err := market.CheckRetries(*l.Retries); err != nil {
+			return err
+		}
+	}
+	h.BaseURL, h.APIKeyEnv, h.Tool, h.Retries = l.BaseURL, l.APIKeyEnv, l.Tool, l.Retries
+	if l.Prompt != "" {
+		data, err := readFileLimited(l.Prompt)
+		if err != nil {
+			return fmt.Errorf("prompt: %w", err)
+		}
+		h.Prompt = string(data)
+	}
+	if isOpenAI {
+		return openai.CheckListing(*h, p.Capability)
+	}
+	if !isMCP || l.InputSchema != "" || l.OutputSchema != "" {
+		return nil
+	}
+	if _, err := verify.InputSchema(p.Capability); err == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), describeTimeout)
+	defer cancel()
+	tools, err := mcphandler.Describe(ctx, *h, nil)
+	if err != nil {
+		return fmt.Errorf("read the tools of %s: %w", h.String(), err)
+	}
+	for _, t := range tools {
+		if t.Name == l.Tool {
+			p.InputSchema, p.OutputSchema = t.InputSchema, t.OutputSchema
+			return nil
+		}
+	}
+	return fmt.Errorf("the MCP server %s has no tool %q", h.String(), l.Tool)
+}
+
+// describeTimeout bounds starting an MCP server to read its tools.
+const describeTimeout = 90 * time.Second
 
 // skillCard reads and validates the card and binds the listing to it: its
 // schemas become the listing's, its hash, risk tier and permissions are

@@ -115,6 +115,12 @@ func TestParseNamesTheProblem(t *testing.T) {
 		{"bad env name", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"exec:cat\"\nenv = [\"NO-DASH\"]", `"NO-DASH" is not a variable name`},
 		{"env for a builtin", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"\nenv = [\"HOME\"]", "builtin handlers run no program"},
 		{"skillcard not a file", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nskillcard = \"/dev/zero\"", "not a regular file"},
+		{"openai without base_url", "[[listing]]\ncapability = \"text.summarize.short\"\nprice = \"1\"\nhandler = \"openai:llama3.2\"", "base URL"},
+		{"base_url on exec", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"exec:cat\"\nbase_url = \"http://localhost:11434/v1\"", "go with handler = \"openai:MODEL\""},
+		{"openai for a capability without a prompt", "[[listing]]\ncapability = \"data.lookup.stock-price\"\nprice = \"1\"\nhandler = \"openai:m\"\nbase_url = \"http://localhost:11434/v1\"", "--prompt FILE"},
+		{"too many retries", "[[listing]]\ncapability = \"text.summarize.short\"\nprice = \"1\"\nhandler = \"openai:m\"\nbase_url = \"http://localhost:11434/v1\"\nretries = 50", "retries 50"},
+		{"mcp without tool", "[[listing]]\ncapability = \"custom.a.b\"\nprice = \"1\"\nhandler = \"mcp:cat\"", "needs tool"},
+		{"tool on builtin", "[[listing]]\ncapability = \"compute.statistics.mean\"\nprice = \"1\"\ntool = \"x\"", "tool goes with"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,6 +129,25 @@ func TestParseNamesTheProblem(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+func TestSellerFileOpenAIListing(t *testing.T) {
+	dir := t.TempDir()
+	prompt := filepath.Join(dir, "prompt.tmpl")
+	require.NoError(t, os.WriteFile(prompt, []byte("Summarize: {{.Input.text}}"), 0o644))
+	file := "[[listing]]\ncapability = \"text.summarize.short\"\nprice = \"0.01\"\nhandler = \"openai:llama3.2\"\n" +
+		"base_url = \"http://localhost:11434/v1\"\napi_key_env = \"MY_KEY\"\nprompt = \"" + prompt + "\"\nretries = 1\n"
+	_, params, err := Parse("seller.toml", []byte(file))
+	require.NoError(t, err)
+	require.Len(t, params, 1)
+	h := params[0].Handler
+	require.Equal(t, market.HandlerOpenAI, h.Kind)
+	require.Equal(t, "llama3.2", h.Model)
+	require.Equal(t, "http://localhost:11434/v1", h.BaseURL)
+	require.Equal(t, "MY_KEY", h.APIKeyEnv)
+	require.Equal(t, "Summarize: {{.Input.text}}", h.Prompt)
+	require.NotNil(t, h.Retries)
+	require.Equal(t, 1, *h.Retries)
 }
 
 func TestSellerFileEnvReachesTheHandler(t *testing.T) {
