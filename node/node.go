@@ -356,6 +356,14 @@ func (n *Node) serveAgentHTTP() error {
 	return nil
 }
 
+// GatewayAddr is where the gateway listens, if it runs.
+func (n *Node) GatewayAddr() string {
+	if a, ok := n.gateway.(interface{ Addr() string }); ok {
+		return a.Addr()
+	}
+	return ""
+}
+
 // AgentHTTPAddr is where the plain-HTTP agent endpoint listens, if it does.
 func (n *Node) AgentHTTPAddr() string { return n.agentHTTPAddr }
 
