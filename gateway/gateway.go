@@ -73,7 +73,7 @@ const (
 	// maxHeaderBytes caps request headers.
 	maxHeaderBytes = 16 << 10
 	// readHeaderTimeout bounds the arrival of a request's headers and
-	// readTimeout of the whole request with its body.
+	// readTimeout of its body (BufferBody).
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = time.Minute
 	// requestTimeout is the deadline of a call that does not wait for a
@@ -202,8 +202,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	srv := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: readHeaderTimeout, // the body's deadline: BufferBody
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.cfg.log.Handler(), slog.LevelDebug),
@@ -297,14 +296,13 @@ func (s *Server) limit(timeout time.Duration, next http.Handler) http.Handler {
 				httpError(w, http.StatusInternalServerError, "internal error")
 			}
 		}()
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if timeout > 0 {
 			ctx, cancel := context.WithTimeout(r.Context(), timeout)
 			defer cancel()
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout))
 			r = r.WithContext(ctx)
 		}
-		next.ServeHTTP(w, r)
+		BufferBody(maxBody, readTimeout, next).ServeHTTP(w, r)
 	})
 }
 

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,14 +14,8 @@ import (
 // handleA2A answers one JSON-RPC request.
 func (s *Server) handleA2A(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(VersionHeader, ProtocolVersion)
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(r.Body) // buffered by BufferBody, within its limits
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			writeRPC(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("request body is over %d bytes", mbe.Limit)})
-			return
-		}
 		writeRPC(w, nil, nil, &rpcError{Code: codeParseError, Message: "read request: " + err.Error()})
 		return
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // TokenFile is the gateway's bearer token in the repo: created when the
@@ -96,6 +98,35 @@ func RequireToken(token string, next http.Handler) http.Handler {
 			httpError(w, http.StatusUnauthorized, "missing or wrong bearer token: send 'Authorization: Bearer <token>' with the token of <repo>/"+TokenFile)
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// BufferBody reads a request's body whole before next runs: at most max
+// bytes (413 past that), within timeout (408 past that). The connection's
+// read deadline is then lifted, so that a long answer (an SSE stream, a
+// hire that takes minutes) is not cut by it, and next reads the body from
+// memory.
+func BufferBody(max int64, timeout time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(timeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			switch {
+			case errors.As(err, &mbe):
+				httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is over %d bytes", mbe.Limit))
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				httpError(w, http.StatusRequestTimeout, fmt.Sprintf("request body did not arrive within %s", timeout))
+			default:
+				httpError(w, http.StatusBadRequest, "read request body: "+err.Error())
+			}
+			return
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
 }
