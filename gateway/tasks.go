@@ -312,11 +312,8 @@ func (m *taskManager) finalize(rec *TaskRecord, state, text string, out *hireOut
 	data := map[string]any{"stage": "done"}
 	if out != nil {
 		info := out.info
-		meta := map[string]any{
-			"capability": info.Capability, "outcome": info.Outcome, "rail": info.Rail,
-			"escrow_state": info.Escrow.State, "duration_ms": info.DurationMS,
-		}
-		for k, v := range map[string]string{"job_id": info.JobID, "seller": info.Seller, "price": info.Price, "escrow_reason": info.Escrow.Reason, "error": info.Error} {
+		meta := map[string]any{"capability": info.Capability, "outcome": info.Outcome, "rail": info.Rail, "duration_ms": info.DurationMS}
+		for k, v := range map[string]string{"escrow_state": info.Escrow.State, "job_id": info.JobID, "seller": info.Seller, "price": info.Price, "escrow_reason": info.Escrow.Reason, "error": info.Error} {
 			if v != "" {
 				meta[k] = v
 			}
