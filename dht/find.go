@@ -3,6 +3,7 @@ package dht
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,6 +99,21 @@ func (r *Routing) Cached(capID string) bool {
 	defer r.mu.Unlock()
 	_, ok := r.cache[capID]
 	return ok
+}
+
+// CachedCapabilities are the capability IDs with at least one seller in
+// the prefetch cache, sorted: what this node can hire without a search.
+func (r *Routing) CachedCapabilities() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for id, e := range r.cache {
+		if len(e.sellers) > 0 {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (r *Routing) store(capID string, sellers []peer.AddrInfo, limit int, searched time.Time) {

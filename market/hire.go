@@ -456,6 +456,9 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	} else {
 		m.jobs.putAsync(rec, m.logJobWrite)
 	}
+	if req.Progress != nil {
+		req.Progress(Event{Type: EventLocked, JobID: lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
+	}
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {

@@ -71,6 +71,8 @@ type Config struct {
 	// Settlement is the settlement rail (config_settlement.go): credits
 	// (default) or evm.
 	Settlement SettlementConfig `toml:"settlement,omitempty"`
+	// Gateway is the A2A and x402 door (config_gateway.go); off by default.
+	Gateway GatewayConfig `toml:"gateway,omitempty"`
 }
 
 // StorageConfig is the [storage] section.
@@ -291,6 +293,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.Settlement.validate(); err != nil {
+		return err
+	}
+	if err := c.Gateway.validate(); err != nil {
 		return err
 	}
 	return nil

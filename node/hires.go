@@ -139,6 +139,20 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 	return res
 }
 
+// RunHire runs a hire the way POST /v1/hire does, for the doors inside the
+// daemon (the gateway): tracked by the hub, so jobs watch and jobs cancel
+// see it, with its events saved with the job, and progress called with
+// each event. It returns the result whatever the outcome.
+func (n *Node) RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) HireInfo {
+	return n.runHire(ctx, req, progress)
+}
+
+// JobResult describes a bought job as a hire result, from what the node
+// stored: for a door that reports on a hire after a restart.
+func (n *Node) JobResult(ctx context.Context, jobID string) (HireInfo, error) {
+	return n.jobResult(ctx, jobID)
+}
+
 // Detach starts a hire that runs on in the daemon after its client leaves.
 // It returns once a seller accepted the job (with its job ID and outcome
 // "running"), or with the result if the hire ended first.

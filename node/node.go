@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,6 +80,14 @@ type Options struct {
 	// EscrowOptions are extra options for the escrow (tests shorten its
 	// timers with them).
 	EscrowOptions []escrow.Option
+	// Gateway overrides Config.Gateway.Listen when set ('daemon
+	// --gateway').
+	Gateway string
+	// StartGateway starts the gateway when Config.Gateway.Listen is set:
+	// Start calls it after the control API serves, and Close closes what it
+	// returns first. It is a hook (the command wires package gateway in),
+	// because the gateway imports this package.
+	StartGateway func(context.Context, *Node) (io.Closer, error)
 }
 
 // Node is a running swarmwage node.
@@ -113,6 +122,9 @@ type Node struct {
 	// events feeds GET /v1/events (the dashboard's live jobs).
 	events *eventBus
 	faults faultInjector // partitions peers; only under the failpoints build tag
+	// startGateway and gateway: Options.StartGateway and what it started.
+	startGateway func(context.Context, *Node) (io.Closer, error)
+	gateway      io.Closer
 }
 
 // New builds a node from repo: it takes the repo lock, opens the database,
@@ -130,7 +142,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err := repo.Lock(); err != nil {
 		return nil, err
 	}
-	n := &Node{Repo: repo, Config: cfg, log: log, version: opts.Version, hires: newHireHub(), events: newEventBus()}
+	n := &Node{Repo: repo, Config: cfg, log: log, version: opts.Version, hires: newHireHub(), events: newEventBus(), startGateway: opts.StartGateway}
 	// If construction fails partway, close what was already started.
 	defer func() {
 		if err != nil {
@@ -261,6 +273,9 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 	if opts.RelayService {
 		cfg.P2P.RelayService = true
 	}
+	if opts.Gateway != "" {
+		cfg.Gateway.Listen = opts.Gateway
+	}
 	return cfg, cfg.Validate()
 }
 
@@ -321,6 +336,14 @@ func (n *Node) Start(ctx context.Context) error {
 		return err
 	}
 	n.api = api
+	if n.Config.Gateway.Listen != "" {
+		if n.startGateway == nil {
+			return fmt.Errorf("config gateway.listen = %q: this program has no gateway to start", n.Config.Gateway.Listen)
+		}
+		if n.gateway, err = n.startGateway(ctx, n); err != nil {
+			return fmt.Errorf("start the gateway: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -341,6 +364,14 @@ func (n *Node) serveAgentHTTP() error {
 	return nil
 }
 
+// GatewayAddr is where the gateway listens, if it runs.
+func (n *Node) GatewayAddr() string {
+	if a, ok := n.gateway.(interface{ Addr() string }); ok {
+		return a.Addr()
+	}
+	return ""
+}
+
 // AgentHTTPAddr is where the plain-HTTP agent endpoint listens, if it does.
 func (n *Node) AgentHTTPAddr() string { return n.agentHTTPAddr }
 
@@ -359,6 +390,9 @@ func (n *Node) Close() error {
 		var errs []error
 		if n.gc != nil {
 			n.gc.stop()
+		}
+		if n.gateway != nil {
+			errs = append(errs, n.gateway.Close())
 		}
 		if n.api != nil {
 			errs = append(errs, n.api.close())

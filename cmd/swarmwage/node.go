@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/dht"
+	"github.com/swarmwage/swarmwage/gateway"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -22,6 +23,7 @@ const (
 
 	newIdentityFlag  = "new-identity"
 	relayServiceFlag = "relay-service"
+	gatewayFlag      = "gateway"
 )
 
 func initCommand() *cli.Command {
@@ -148,6 +150,7 @@ func daemonCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: bootstrapFlag, Usage: "bootstrap peer multiaddr with /p2p/ (repeatable; overrides config)"},
 			&cli.StringFlag{Name: apiFlag, Usage: "control API host:port on loopback (port 0: any free port)"},
 			&cli.StringFlag{Name: "agent-http", Usage: "also serve the agent endpoint (listings, schemas) over plain HTTP on host:port"},
+			&cli.StringFlag{Name: gatewayFlag, Usage: "serve the A2A and x402 gateway for agents that do not run swarmwage on `ADDR` (host:port; config [gateway] listen)"},
 			&cli.BoolFlag{Name: relayServiceFlag, Usage: "run a circuit relay v2 service for nodes behind NAT (config [p2p] relay_service)"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
 			jsonOutFlag(),
@@ -178,6 +181,8 @@ func runDaemon(c *cli.Context) error {
 		RelayService: c.Bool(relayServiceFlag),
 		Version:      buildVersion(),
 		Logger:       logger,
+		Gateway:      c.String(gatewayFlag),
+		StartGateway: gateway.StartNode(gateway.WithLogger(logger), gateway.WithVersion(buildVersion())),
 	}
 	ctx, cancel := signalContext(c)
 	defer cancel()
@@ -200,14 +205,19 @@ func runDaemon(c *cli.Context) error {
 	if c.Bool(jsonFlag) {
 		if err := printJSON(c, struct {
 			node.IDInfo
-			API string `json:"api"`
-		}{info, n.APIURL()}); err != nil {
+			API     string `json:"api"`
+			Gateway string `json:"gateway,omitempty"`
+		}{info, n.APIURL(), gatewayURL(n)}); err != nil {
 			return err
 		}
 	} else {
 		// One line, so scripts can wait for it.
-		fmt.Fprintf(c.App.Writer, "Daemon is ready: peer %s on network %s, control API %s, listening on %s\n",
-			info.PeerID, info.Network, n.APIURL(), strings.Join(info.Addrs, " "))
+		gw := ""
+		if u := gatewayURL(n); u != "" {
+			gw = ", gateway " + u
+		}
+		fmt.Fprintf(c.App.Writer, "Daemon is ready: peer %s on network %s, control API %s, listening on %s%s\n",
+			info.PeerID, info.Network, n.APIURL(), strings.Join(info.Addrs, " "), gw)
 	}
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
@@ -215,6 +225,14 @@ func runDaemon(c *cli.Context) error {
 	<-ctx.Done()
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
+}
+
+// gatewayURL is the gateway's base URL, or "" when it is off.
+func gatewayURL(n *node.Node) string {
+	if a := n.GatewayAddr(); a != "" {
+		return "http://" + a
+	}
+	return ""
 }
 
 func idCommand() *cli.Command {
