@@ -43,7 +43,9 @@ func newTokenRig(t *testing.T) *tokenRig {
 	at, tok := s.deployToken()
 	r := &tokenRig{simChain: s, at: at, tok: tok,
 		d: TokenDomain{Name: "Swarmwage Test USD", Version: "2", ChainID: s.chainID, Token: at}}
-	s.ok(func() (*types.Transaction, error) { return tok.Mint(s.opts("deployer"), s.key("payer").Address(), big.NewInt(10_000)) })
+	s.ok(func() (*types.Transaction, error) {
+		return tok.Mint(s.opts("deployer"), s.key("payer").Address(), big.NewInt(10_000))
+	})
 	return r
 }
 
@@ -175,7 +177,9 @@ func TestReceiveAndCancelAuthorization(t *testing.T) {
 	b := r.auth(400, 10)
 	csig := signStruct(crypto.Keccak256(ch[:], word(b.From[:]), b.Nonce[:]))
 	cv, cr, cs := vrs(csig)
-	rc := r.ok(func() (*types.Transaction, error) { return r.tok.CancelAuthorization(r.opts("relayer"), b.From, b.Nonce, cv, cr, cs) })
+	rc := r.ok(func() (*types.Transaction, error) {
+		return r.tok.CancelAuthorization(r.opts("relayer"), b.From, b.Nonce, cv, cr, cs)
+	})
 	var canceled bool
 	for _, l := range rc.Logs {
 		if e, err := r.tok.ParseAuthorizationCanceled(*l); err == nil {
