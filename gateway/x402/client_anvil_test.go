@@ -18,6 +18,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/require"
 
@@ -107,6 +108,7 @@ type rig struct {
 	url     string
 	client  common.Address
 	key     string
+	h       *x402.Handler
 }
 
 func (r *rig) balance(t *testing.T, a common.Address) int64 {
@@ -173,7 +175,7 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(eth.Close)
 	tok, err := contract.NewTestStablecoin(dep.Token, eth)
 	require.NoError(t, err)
-	return &rig{anvil: a, dep: dep, tok: tok, seller: seller, gateway: gw, url: srv.URL, client: client, key: clientKey}
+	return &rig{anvil: a, dep: dep, tok: tok, seller: seller, gateway: gw, url: srv.URL, client: client, key: clientKey, h: h}
 }
 
 func TestRealClientPaysOnlyForVerifiedOutput(t *testing.T) {
@@ -244,4 +246,57 @@ func TestRealClientPaysOnlyForVerifiedOutput(t *testing.T) {
 		require.Empty(t, res.PaymentResponse.Transaction)
 		require.Equal(t, clientBefore, r.balance(t, r.client), "the client's balance is unchanged")
 	})
+}
+
+// A crash after the output passed verification and before the settlement
+// leaves a verified record: the next start settles it on chain, once, and
+// a replay of the header gets the output with the settlement.
+func TestRestartSettlesAVerifiedAuthorizationOnChain(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	deployer, err := evm.ParseKey(r.anvil.Keys[0])
+	require.NoError(t, err)
+	payerKey, err := crypto.HexToECDSA(strings.TrimPrefix(r.anvil.Keys[2], "0x"))
+	require.NoError(t, err)
+	payer := crypto.PubkeyToAddress(payerKey.PublicKey)
+	require.NoError(t, evm.MintTest(ctx, r.anvil.URL, deployer, r.dep.Token, payer, 5000))
+	gwAddr := common.HexToAddress(r.gateway.Settler.Address())
+	gwBefore := r.balance(t, gwAddr)
+
+	rail, err := r.gateway.Settler.Chain(ctx)
+	require.NoError(t, err)
+	domain, err := rail.TokenDomain(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "Swarmwage Test USD", domain.Name)
+	require.Equal(t, "2", domain.Version)
+	req := x402.Requirements{Scheme: "exact", Network: fmt.Sprintf("eip155:%d", r.anvil.ChainID), Asset: r.dep.Token.Hex(),
+		Amount: "1050", PayTo: gwAddr.Hex(), MaxTimeoutSeconds: 90,
+		Extra: x402.Extra{Name: domain.Name, Version: domain.Version, AssetTransferMethod: "eip3009"}}
+	header := x402.SignPayment(t, payerKey, domain, req, time.Now(), nil)
+
+	// The running door stops; the record is what a crash left.
+	require.NoError(t, r.h.Close())
+	require.NoError(t, x402.StoreVerified(r.gateway.DB, r.anvil.ChainID, r.dep.Token, header, json.RawMessage(`{"output":{"result":2.5}}`)))
+	h, err := r.gateway.NewX402(x402.Config{Fee: "0.00005"})
+	require.NoError(t, err)
+	defer h.Close()
+	mux := http.NewServeMux()
+	x402.Mount(mux, h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	require.Eventually(t, func() bool { return r.balance(t, payer) == 5000-1050 }, time.Minute, 100*time.Millisecond, "settled on restart")
+	require.Equal(t, gwBefore+1050, r.balance(t, gwAddr))
+	hreq, err := http.NewRequest(http.MethodPost, srv.URL+"/x402/"+capMean, strings.NewReader(`{"data":[1,2,3,4]}`))
+	require.NoError(t, err)
+	hreq.Header.Set(x402.HeaderPaymentSignature, header)
+	resp, err := http.DefaultClient.Do(hreq)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sr, err := x402.DecodeSettleResponse(resp.Header.Get(x402.HeaderPaymentResponse))
+	require.NoError(t, err)
+	require.True(t, sr.Success)
+	require.NotEmpty(t, sr.Transaction)
+	require.Equal(t, 5000-1050, int(r.balance(t, payer)), "settled once")
 }

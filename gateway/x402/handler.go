@@ -360,11 +360,7 @@ func (h *Handler) paid(w http.ResponseWriter, r *http.Request, capID string, inp
 		break
 	}
 	if reason, msg := h.check(r.Context(), terms, pay); reason != "" {
-		a := h.required(r, capID, input, reason+": "+msg)
-		if a.status == http.StatusPaymentRequired {
-			a.settled = nil
-		}
-		a.write(w)
+		h.required(r, capID, input, reason+": "+msg).write(w)
 		return
 	}
 	done, ok := h.claim(string(key))
@@ -375,13 +371,12 @@ func (h *Handler) paid(w http.ResponseWriter, r *http.Request, capID string, inp
 	now := h.now().UTC()
 	rec := record{State: stateHiring, Capability: capID, Payer: auth.From.Hex(), Amount: auth.Value.String(),
 		Created: now, Updated: now, Header: header}
-	if got, created, err := createRecord(h.db, key, rec); err != nil || !created {
+	if _, created, err := createRecord(h.db, key, rec); err != nil || !created {
 		h.release(string(key), done)
 		if err != nil {
 			failJSON(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		_ = got
 		h.paid(w, r, capID, input, header, pay) // raced a replay: answer as one
 		return
 	}
@@ -463,9 +458,9 @@ func (h *Handler) check(ctx context.Context, t Terms, pay Payment) (reason, msg 
 // hireTimeoutFor is how long the hire may run: the door's timeout, cut
 // short so the settlement fits before the authorization expires.
 func (h *Handler) hireTimeoutFor(a evm.Authorization) time.Duration {
-	left := time.Until(time.Unix(a.ValidBefore.Int64(), 0)) - h.settleMargin
-	if !a.ValidBefore.IsInt64() {
-		left = h.hireTimeout
+	left := h.hireTimeout
+	if a.ValidBefore.IsInt64() {
+		left = time.Unix(a.ValidBefore.Int64(), 0).Sub(h.now()) - h.settleMargin
 	}
 	return max(min(h.hireTimeout, left), minHireTime)
 }
