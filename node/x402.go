@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -38,6 +39,22 @@ func (n *Node) NewX402(cfg x402.Config, opts ...x402.Option) (*x402.Handler, err
 	}
 	opts = append([]x402.Option{x402.WithFee(fee), x402.WithLogger(n.log)}, opts...)
 	return x402.New(x402Hirer{n}, &x402Chain{s: n.Settler}, n.DB, opts...)
+}
+
+// MountX402 serves the x402 door on mux (POST /x402/{capability}) when this
+// node is on the evm rail, and returns it for the caller to close before
+// the node; on credits it mounts nothing and returns nil. The gateway calls
+// it for [gateway] listen.
+func (n *Node) MountX402(mux *http.ServeMux, cfg x402.Config, opts ...x402.Option) (*x402.Handler, error) {
+	if n.Settler == nil {
+		return nil, nil
+	}
+	h, err := n.NewX402(cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("x402 door: %w", err)
+	}
+	x402.Mount(mux, h)
+	return h, nil
 }
 
 // x402Hirer is the hire service as the door uses it.

@@ -163,10 +163,10 @@ func newRig(t *testing.T) *rig {
 	client := common.HexToAddress(a.Addresses[1])
 	require.NoError(t, evm.MintTest(ctx, a.URL, deployer, dep.Token, client, 1_000_000))
 
-	h, err := gw.NewX402(x402.Config{Fee: "0.00005"})
-	require.NoError(t, err)
 	mux := http.NewServeMux()
-	x402.Mount(mux, h)
+	h, err := gw.MountX402(mux, x402.Config{Fee: "0.00005"})
+	require.NoError(t, err)
+	require.NotNil(t, h, "an evm node mounts the door")
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { srv.Close(); h.Close() })
 
@@ -299,4 +299,23 @@ func TestRestartSettlesAVerifiedAuthorizationOnChain(t *testing.T) {
 	require.True(t, sr.Success)
 	require.NotEmpty(t, sr.Transaction)
 	require.Equal(t, 5000-1050, int(r.balance(t, payer)), "settled once")
+}
+
+// On the credits rail there is no x402 door: nothing is mounted.
+func TestMountX402OnCreditsMountsNothing(t *testing.T) {
+	n := nodetest.Start(t, nodetest.NewRepo(t, network), node.Options{})
+	mux := http.NewServeMux()
+	h, err := n.MountX402(mux, x402.Config{})
+	require.NoError(t, err)
+	require.Nil(t, h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/x402/"+capMean, "application/json", strings.NewReader(`{"data":[1]}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	_, err = n.NewX402(x402.Config{})
+	require.ErrorIs(t, err, node.ErrNoEVM)
+	_, err = (x402.Config{Fee: "-1"}).FeeUnits()
+	require.Error(t, err)
 }
