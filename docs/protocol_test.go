@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,7 @@ import (
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
+	"github.com/swarmwage/swarmwage/gateway/x402"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/skillcard"
 )
@@ -98,7 +100,50 @@ func vectors(t *testing.T) map[string]string {
 	r := escrow.Receipt{Lock: l, Delivery: d, Settle: s, Rail: escrow.RailCredits, Input: input, Output: output}
 	require.NoError(t, r.Check(), "the vectors make one receipt that checks out")
 	out["payment-evm"] = evmPaymentVector(t, buyerKey, l, d, s)
+	out["payment-signature"] = x402PaymentVector(t)
 	return out
+}
+
+// x402PaymentVector is a PAYMENT-SIGNATURE for USDC on Base: the EIP-3009
+// TransferWithAuthorization an x402 client signs, and the header the door
+// decodes and checks.
+func x402PaymentVector(t *testing.T) string {
+	priv, err := ethcrypto.HexToECDSA(strings.Repeat("03", 32))
+	require.NoError(t, err)
+	from := ethcrypto.PubkeyToAddress(priv.PublicKey)
+	dom := evm.TokenDomain{Name: "USD Coin", Version: "2", ChainID: big.NewInt(8453), Token: common.HexToAddress("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")}
+	payTo := common.HexToAddress("0x5050A4F4b3f9338C3472dcC01A87C76A144b3c9c")
+	var nonce [32]byte
+	copy(nonce[:], bytes.Repeat([]byte{7}, 32))
+	a := evm.Authorization{From: from, To: payTo, Value: big.NewInt(50_050), ValidAfter: big.NewInt(0), ValidBefore: big.NewInt(1795954320), Nonce: nonce}
+	sep, err := dom.Separator()
+	require.NoError(t, err)
+	digest, err := dom.Digest(a)
+	require.NoError(t, err)
+	sig, err := ethcrypto.Sign(digest[:], priv)
+	require.NoError(t, err)
+	sig[64] += 27
+	require.NoError(t, evm.CheckAuthorizationSignature(dom, a, sig))
+	req := x402.Requirements{Scheme: x402.SchemeExact, Network: x402.Network(8453), Asset: dom.Token.Hex(), Amount: "50050", PayTo: payTo.Hex(),
+		MaxTimeoutSeconds: 90, Extra: x402.Extra{Name: dom.Name, Version: dom.Version, AssetTransferMethod: x402.AssetTransferMethodEIP3009}}
+	header, err := x402.EncodeHeader(x402.PaymentPayload{X402Version: x402.Version, Accepted: req, Payload: x402.ExactEVMPayload{
+		Signature: "0x" + common.Bytes2Hex(sig),
+		Authorization: x402.Authorization{From: from.Hex(), To: payTo.Hex(), Value: "50050", ValidAfter: "0", ValidBefore: "1795954320",
+			Nonce: "0x" + common.Bytes2Hex(nonce[:])},
+	}})
+	require.NoError(t, err)
+	got, err := x402.DecodePaymentSignature(header)
+	require.NoError(t, err)
+	require.Equal(t, a, got.Authorization)
+	raw, err := base64.StdEncoding.DecodeString(header)
+	require.NoError(t, err)
+	return "payer evm key: 0x" + strings.Repeat("03", 32) + " (" + from.Hex() + ")\n" +
+		"domain: name \"USD Coin\", version \"2\", chain 8453, token " + dom.Token.Hex() + "\n" +
+		"domain separator: " + sep.Hex() + "\n" +
+		"digest: " + digest.Hex() + "\n" +
+		"signature: 0x" + common.Bytes2Hex(sig) + "\n" +
+		"PAYMENT-SIGNATURE JSON: " + string(raw) + "\n" +
+		"PAYMENT-SIGNATURE: " + header
 }
 
 // evmPaymentVector is the same job on the evm rail: its lock and release

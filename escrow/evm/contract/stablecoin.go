@@ -35,8 +35,8 @@ var (
 
 // TestStablecoinMetaData contains all meta data concerning the TestStablecoin contract.
 var TestStablecoinMetaData = &bind.MetaData{
-	ABI: "[{\"inputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"Insufficient\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NotMinter\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"minter\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"}]",
-	Bin: "0x60a0604052348015600e575f5ffd5b50336080526080516106c26100325f395f818161011f015261037301526106c25ff3fe608060405234801561000f575f5ffd5b50600436106100c4575f3560e01c8063313ce5671161007d57806395d89b411161005857806395d89b41146101f3578063a9059cbb1461022f578063dd62ed3e14610242575f5ffd5b8063313ce567146101a557806340c10f19146101bf57806370a08231146101d4575f5ffd5b8063095ea7b3116100ad578063095ea7b31461015957806318160ddd1461017c57806323b872dd14610192575f5ffd5b806306fdde03146100c8578063075461721461011a575b5f5ffd5b6101046040518060400160405280601281526020017f537761726d77616765205465737420555344000000000000000000000000000081525081565b6040516101119190610536565b60405180910390f35b6101417f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610111565b61016c610167366004610586565b61026c565b6040519015158152602001610111565b6101845f5481565b604051908152602001610111565b61016c6101a03660046105ae565b6102d8565b6101ad600681565b60405160ff9091168152602001610111565b6101d26101cd366004610586565b610368565b005b6101846101e23660046105e8565b60016020525f908152604090205481565b6101046040518060400160405280600481526020017f745553440000000000000000000000000000000000000000000000000000000081525081565b61016c61023d366004610586565b61044f565b610184610250366004610608565b600260209081525f928352604080842090915290825290205481565b335f8181526002602090815260408083206001600160a01b038716808552925280832085905551919290917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925906102c69086815260200190565b60405180910390a35060015b92915050565b6001600160a01b0383165f9081526002602090815260408083203384529091528120545f198114610352578281101561032457604051631dc930eb60e01b815260040160405180910390fd5b61032e8382610666565b6001600160a01b0386165f9081526002602090815260408083203384529091529020555b61035d858585610464565b506001949350505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146103ca576040517ff8d2906c00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b805f5f8282546103da9190610679565b90915550506001600160a01b0382165f9081526001602052604081208054839290610406908490610679565b90915550506040518181526001600160a01b038316905f907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a35050565b5f61045b338484610464565b50600192915050565b6001600160a01b0383165f908152600160205260409020548181101561049d57604051631dc930eb60e01b815260040160405180910390fd5b6104a78282610666565b6001600160a01b038086165f9081526001602052604080822093909355908516815290812080548492906104dc908490610679565b92505081905550826001600160a01b0316846001600160a01b03167fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef8460405161052891815260200190565b60405180910390a350505050565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b80356001600160a01b0381168114610581575f5ffd5b919050565b5f5f60408385031215610597575f5ffd5b6105a08361056b565b946020939093013593505050565b5f5f5f606084860312156105c0575f5ffd5b6105c98461056b565b92506105d76020850161056b565b929592945050506040919091013590565b5f602082840312156105f8575f5ffd5b6106018261056b565b9392505050565b5f5f60408385031215610619575f5ffd5b6106228361056b565b91506106306020840161056b565b90509250929050565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b818103818111156102d2576102d2610639565b808201808211156102d2576102d261063956fea26469706673582212206a2a978fba158123c2bd4266342dc0ad2ca3d8251cd983712d76da67c9f8a23564736f6c63430008250033",
+	ABI: "[{\"inputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AuthorizationExpired\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"AuthorizationNotYetValid\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"AuthorizationUsedOrCanceled\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"CallerNotPayee\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"Insufficient\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"InvalidSignature\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NotMinter\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"authorizer\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"}],\"name\":\"AuthorizationCanceled\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"authorizer\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"}],\"name\":\"AuthorizationUsed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"CANCEL_AUTHORIZATION_TYPEHASH\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"DOMAIN_SEPARATOR\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RECEIVE_WITH_AUTHORIZATION_TYPEHASH\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"TRANSFER_WITH_AUTHORIZATION_TYPEHASH\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"authorizer\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"}],\"name\":\"authorizationState\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"authorizer\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"v\",\"type\":\"uint8\"},{\"internalType\":\"bytes32\",\"name\":\"r\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"s\",\"type\":\"bytes32\"}],\"name\":\"cancelAuthorization\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"minter\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"validAfter\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"validBefore\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"v\",\"type\":\"uint8\"},{\"internalType\":\"bytes32\",\"name\":\"r\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"s\",\"type\":\"bytes32\"}],\"name\":\"receiveWithAuthorization\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"validAfter\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"validBefore\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"nonce\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"v\",\"type\":\"uint8\"},{\"internalType\":\"bytes32\",\"name\":\"r\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"s\",\"type\":\"bytes32\"}],\"name\":\"transferWithAuthorization\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"version\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"pure\",\"type\":\"function\"}]",
+	Bin: "0x60a0604052348015600e575f5ffd5b5033608052608051610fd66100325f395f81816101b301526105e50152610fd65ff3fe608060405234801561000f575f5ffd5b5060043610610163575f3560e01c806370a08231116100c7578063d91694871161007d578063e3ee160e11610063578063e3ee160e14610480578063e94a010214610493578063ef55bec6146104cb575f5ffd5b8063d91694871461042f578063dd62ed3e14610456575f5ffd5b806395d89b41116100ad57806395d89b41146103b9578063a0cc6a68146103f5578063a9059cbb1461041c575f5ffd5b806370a08231146103735780637f2eecc314610392575f5ffd5b8063313ce5671161011c57806340c10f191161010257806340c10f191461032e57806354fd4d50146103435780635a049a7014610360575f5ffd5b8063313ce567146102395780633644e51514610253575f5ffd5b8063095ea7b31161014c578063095ea7b3146101ed57806318160ddd1461021057806323b872dd14610226575f5ffd5b806306fdde031461016757806307546172146101ae575b5f5ffd5b6101986040518060400160405280601281526020017114ddd85c9b5dd859d94815195cdd081554d160721b81525081565b6040516101a59190610d75565b60405180910390f35b6101d57f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016101a5565b6102006101fb366004610dc5565b6104de565b60405190151581526020016101a5565b6102185f5481565b6040519081526020016101a5565b610200610234366004610ded565b61054a565b610241600681565b60405160ff90911681526020016101a5565b604080518082018252601281527114ddd85c9b5dd859d94815195cdd081554d160721b6020918201528151808301835260018152601960f91b9082015281517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f818301527f7ebc48dffe80f4b6a03ceb0de100eda4edf5e68f7ad6c393026e43965ecc456f818401527fad7c5bef027816a800da1736444fb58a807ef4c9603b7848673f7e3a68eb14a560608201524660808201523060a0808301919091528351808303909101815260c09091019092528151910120610218565b61034161033c366004610dc5565b6105da565b005b6040805180820190915260018152601960f91b6020820152610198565b61034161036e366004610e37565b6106c1565b610218610381366004610e81565b60016020525f908152604090205481565b6102187fd099cc98ef71107a616c4f0f941f04c322d8e254fe26b3c6668db87aae413de881565b6101986040518060400160405280600481526020017f745553440000000000000000000000000000000000000000000000000000000081525081565b6102187f7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a226781565b61020061042a366004610dc5565b610808565b6102187f158b0a9edf7a828aad02f63cd515c68ef2f50ba807396f6d12842833a159742981565b610218610464366004610ea1565b600260209081525f928352604080842090915290825290205481565b61034161048e366004610ed2565b61081d565b6102006104a1366004610dc5565b6001600160a01b03919091165f908152600360209081526040808320938352929052205460ff1690565b6103416104d9366004610ed2565b610865565b335f8181526002602090815260408083206001600160a01b038716808552925280832085905551919290917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925906105389086815260200190565b60405180910390a35060015b92915050565b6001600160a01b0383165f9081526002602090815260408083203384529091528120545f1981146105c4578281101561059657604051631dc930eb60e01b815260040160405180910390fd5b6105a08382610f7a565b6001600160a01b0386165f9081526002602090815260408083203384529091529020555b6105cf8585856108d9565b506001949350505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461063c576040517ff8d2906c00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b805f5f82825461064c9190610f8d565b90915550506001600160a01b0382165f9081526001602052604081208054839290610678908490610f8d565b90915550506040518181526001600160a01b038316905f907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a35050565b6001600160a01b0385165f90815260036020908152604080832087845290915290205460ff16156107055760405163cbea100160e01b815260040160405180910390fd5b604080517f158b0a9edf7a828aad02f63cd515c68ef2f50ba807396f6d12842833a159742960208201526001600160a01b03871691810191909152606081018590525f9061076c906080015b604051602081830303815290604052805190602001206109ab565b9050856001600160a01b031661078482868686610ae0565b6001600160a01b0316146107ab57604051638baa579f60e01b815260040160405180910390fd5b6001600160a01b0386165f818152600360209081526040808320898452909152808220805460ff19166001179055518792917f1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d8191a3505050505050565b5f6108143384846108d9565b50600192915050565b61084f7f7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a22678a8a8a8a8a8a8a8a8a610bce565b61085a8989896108d9565b505050505050505050565b336001600160a01b038916146108a7576040517f0476d41900000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b61084f7fd099cc98ef71107a616c4f0f941f04c322d8e254fe26b3c6668db87aae413de88a8a8a8a8a8a8a8a8a610bce565b6001600160a01b0383165f908152600160205260409020548181101561091257604051631dc930eb60e01b815260040160405180910390fd5b61091c8282610f7a565b6001600160a01b038086165f908152600160205260408082209390935590851681529081208054849290610951908490610f8d565b92505081905550826001600160a01b0316846001600160a01b03167fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef8460405161099d91815260200190565b60405180910390a350505050565b5f610a88604080518082018252601281527114ddd85c9b5dd859d94815195cdd081554d160721b6020918201528151808301835260018152601960f91b9082015281517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f818301527f7ebc48dffe80f4b6a03ceb0de100eda4edf5e68f7ad6c393026e43965ecc456f818401527fad7c5bef027816a800da1736444fb58a807ef4c9603b7848673f7e3a68eb14a560608201524660808201523060a0808301919091528351808303909101815260c0909101909252815191012090565b6040517f19010000000000000000000000000000000000000000000000000000000000006020820152602281019190915260428101839052606201604051602081830303815290604052805190602001209050919050565b5f7f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0821180610b2257508360ff16601b14158015610b2257508360ff16601c14155b15610b4057604051638baa579f60e01b815260040160405180910390fd5b604080515f8082526020820180845288905260ff871692820192909252606081018590526080810184905260019060a0016020604051602081039080840390855afa158015610b91573d5f5f3e3d5ffd5b5050604051601f1901519150506001600160a01b038116610bc557604051638baa579f60e01b815260040160405180910390fd5b95945050505050565b854211610c07576040517fdf8e437200000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b844210610c40576040517f0f05f5bf00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b6001600160a01b0389165f90815260036020908152604080832087845290915290205460ff1615610c845760405163cbea100160e01b815260040160405180910390fd5b60408051602081018c90526001600160a01b03808c169282019290925290891660608201526080810188905260a0810187905260c0810186905260e081018590525f90610cd49061010001610751565b9050896001600160a01b0316610cec82868686610ae0565b6001600160a01b031614610d1357604051638baa579f60e01b815260040160405180910390fd5b6001600160a01b038a165f818152600360209081526040808320898452909152808220805460ff19166001179055518792917f98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a591a35050505050505050505050565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b80356001600160a01b0381168114610dc0575f5ffd5b919050565b5f5f60408385031215610dd6575f5ffd5b610ddf83610daa565b946020939093013593505050565b5f5f5f60608486031215610dff575f5ffd5b610e0884610daa565b9250610e1660208501610daa565b929592945050506040919091013590565b803560ff81168114610dc0575f5ffd5b5f5f5f5f5f60a08688031215610e4b575f5ffd5b610e5486610daa565b945060208601359350610e6960408701610e27565b94979396509394606081013594506080013592915050565b5f60208284031215610e91575f5ffd5b610e9a82610daa565b9392505050565b5f5f60408385031215610eb2575f5ffd5b610ebb83610daa565b9150610ec960208401610daa565b90509250929050565b5f5f5f5f5f5f5f5f5f6101208a8c031215610eeb575f5ffd5b610ef48a610daa565b9850610f0260208b01610daa565b975060408a0135965060608a0135955060808a0135945060a08a01359350610f2c60c08b01610e27565b989b979a50959894979396929550929360e081013593506101000135919050565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b8181038181111561054457610544610f4d565b8082018082111561054457610544610f4d56fea2646970667358221220b6104b200ab3872a48afd9bef46f857268479931cec94f4dd27040b52fd3cfba64736f6c63430008250033",
 }
 
 // TestStablecoinABI is the input ABI used to generate the binding from.
@@ -206,6 +206,130 @@ func (_TestStablecoin *TestStablecoinTransactorRaw) Transact(opts *bind.Transact
 	return _TestStablecoin.Contract.contract.Transact(opts, method, params...)
 }
 
+// CANCELAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xd9169487.
+//
+// Solidity: function CANCEL_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCaller) CANCELAUTHORIZATIONTYPEHASH(opts *bind.CallOpts) ([32]byte, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "CANCEL_AUTHORIZATION_TYPEHASH")
+
+	if err != nil {
+		return *new([32]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+
+	return out0, err
+
+}
+
+// CANCELAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xd9169487.
+//
+// Solidity: function CANCEL_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinSession) CANCELAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.CANCELAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
+// CANCELAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xd9169487.
+//
+// Solidity: function CANCEL_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCallerSession) CANCELAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.CANCELAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
+// DOMAINSEPARATOR is a free data retrieval call binding the contract method 0x3644e515.
+//
+// Solidity: function DOMAIN_SEPARATOR() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCaller) DOMAINSEPARATOR(opts *bind.CallOpts) ([32]byte, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "DOMAIN_SEPARATOR")
+
+	if err != nil {
+		return *new([32]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+
+	return out0, err
+
+}
+
+// DOMAINSEPARATOR is a free data retrieval call binding the contract method 0x3644e515.
+//
+// Solidity: function DOMAIN_SEPARATOR() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinSession) DOMAINSEPARATOR() ([32]byte, error) {
+	return _TestStablecoin.Contract.DOMAINSEPARATOR(&_TestStablecoin.CallOpts)
+}
+
+// DOMAINSEPARATOR is a free data retrieval call binding the contract method 0x3644e515.
+//
+// Solidity: function DOMAIN_SEPARATOR() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCallerSession) DOMAINSEPARATOR() ([32]byte, error) {
+	return _TestStablecoin.Contract.DOMAINSEPARATOR(&_TestStablecoin.CallOpts)
+}
+
+// RECEIVEWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0x7f2eecc3.
+//
+// Solidity: function RECEIVE_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCaller) RECEIVEWITHAUTHORIZATIONTYPEHASH(opts *bind.CallOpts) ([32]byte, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "RECEIVE_WITH_AUTHORIZATION_TYPEHASH")
+
+	if err != nil {
+		return *new([32]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+
+	return out0, err
+
+}
+
+// RECEIVEWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0x7f2eecc3.
+//
+// Solidity: function RECEIVE_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinSession) RECEIVEWITHAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.RECEIVEWITHAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
+// RECEIVEWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0x7f2eecc3.
+//
+// Solidity: function RECEIVE_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCallerSession) RECEIVEWITHAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.RECEIVEWITHAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
+// TRANSFERWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xa0cc6a68.
+//
+// Solidity: function TRANSFER_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCaller) TRANSFERWITHAUTHORIZATIONTYPEHASH(opts *bind.CallOpts) ([32]byte, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "TRANSFER_WITH_AUTHORIZATION_TYPEHASH")
+
+	if err != nil {
+		return *new([32]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+
+	return out0, err
+
+}
+
+// TRANSFERWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xa0cc6a68.
+//
+// Solidity: function TRANSFER_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinSession) TRANSFERWITHAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.TRANSFERWITHAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
+// TRANSFERWITHAUTHORIZATIONTYPEHASH is a free data retrieval call binding the contract method 0xa0cc6a68.
+//
+// Solidity: function TRANSFER_WITH_AUTHORIZATION_TYPEHASH() view returns(bytes32)
+func (_TestStablecoin *TestStablecoinCallerSession) TRANSFERWITHAUTHORIZATIONTYPEHASH() ([32]byte, error) {
+	return _TestStablecoin.Contract.TRANSFERWITHAUTHORIZATIONTYPEHASH(&_TestStablecoin.CallOpts)
+}
+
 // Allowance is a free data retrieval call binding the contract method 0xdd62ed3e.
 //
 // Solidity: function allowance(address , address ) view returns(uint256)
@@ -235,6 +359,37 @@ func (_TestStablecoin *TestStablecoinSession) Allowance(arg0 common.Address, arg
 // Solidity: function allowance(address , address ) view returns(uint256)
 func (_TestStablecoin *TestStablecoinCallerSession) Allowance(arg0 common.Address, arg1 common.Address) (*big.Int, error) {
 	return _TestStablecoin.Contract.Allowance(&_TestStablecoin.CallOpts, arg0, arg1)
+}
+
+// AuthorizationState is a free data retrieval call binding the contract method 0xe94a0102.
+//
+// Solidity: function authorizationState(address authorizer, bytes32 nonce) view returns(bool)
+func (_TestStablecoin *TestStablecoinCaller) AuthorizationState(opts *bind.CallOpts, authorizer common.Address, nonce [32]byte) (bool, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "authorizationState", authorizer, nonce)
+
+	if err != nil {
+		return *new(bool), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+
+	return out0, err
+
+}
+
+// AuthorizationState is a free data retrieval call binding the contract method 0xe94a0102.
+//
+// Solidity: function authorizationState(address authorizer, bytes32 nonce) view returns(bool)
+func (_TestStablecoin *TestStablecoinSession) AuthorizationState(authorizer common.Address, nonce [32]byte) (bool, error) {
+	return _TestStablecoin.Contract.AuthorizationState(&_TestStablecoin.CallOpts, authorizer, nonce)
+}
+
+// AuthorizationState is a free data retrieval call binding the contract method 0xe94a0102.
+//
+// Solidity: function authorizationState(address authorizer, bytes32 nonce) view returns(bool)
+func (_TestStablecoin *TestStablecoinCallerSession) AuthorizationState(authorizer common.Address, nonce [32]byte) (bool, error) {
+	return _TestStablecoin.Contract.AuthorizationState(&_TestStablecoin.CallOpts, authorizer, nonce)
 }
 
 // BalanceOf is a free data retrieval call binding the contract method 0x70a08231.
@@ -423,6 +578,37 @@ func (_TestStablecoin *TestStablecoinCallerSession) TotalSupply() (*big.Int, err
 	return _TestStablecoin.Contract.TotalSupply(&_TestStablecoin.CallOpts)
 }
 
+// Version is a free data retrieval call binding the contract method 0x54fd4d50.
+//
+// Solidity: function version() pure returns(string)
+func (_TestStablecoin *TestStablecoinCaller) Version(opts *bind.CallOpts) (string, error) {
+	var out []interface{}
+	err := _TestStablecoin.contract.Call(opts, &out, "version")
+
+	if err != nil {
+		return *new(string), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+
+	return out0, err
+
+}
+
+// Version is a free data retrieval call binding the contract method 0x54fd4d50.
+//
+// Solidity: function version() pure returns(string)
+func (_TestStablecoin *TestStablecoinSession) Version() (string, error) {
+	return _TestStablecoin.Contract.Version(&_TestStablecoin.CallOpts)
+}
+
+// Version is a free data retrieval call binding the contract method 0x54fd4d50.
+//
+// Solidity: function version() pure returns(string)
+func (_TestStablecoin *TestStablecoinCallerSession) Version() (string, error) {
+	return _TestStablecoin.Contract.Version(&_TestStablecoin.CallOpts)
+}
+
 // Approve is a paid mutator transaction binding the contract method 0x095ea7b3.
 //
 // Solidity: function approve(address spender, uint256 amount) returns(bool)
@@ -444,6 +630,27 @@ func (_TestStablecoin *TestStablecoinTransactorSession) Approve(spender common.A
 	return _TestStablecoin.Contract.Approve(&_TestStablecoin.TransactOpts, spender, amount)
 }
 
+// CancelAuthorization is a paid mutator transaction binding the contract method 0x5a049a70.
+//
+// Solidity: function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactor) CancelAuthorization(opts *bind.TransactOpts, authorizer common.Address, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.contract.Transact(opts, "cancelAuthorization", authorizer, nonce, v, r, s)
+}
+
+// CancelAuthorization is a paid mutator transaction binding the contract method 0x5a049a70.
+//
+// Solidity: function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinSession) CancelAuthorization(authorizer common.Address, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.CancelAuthorization(&_TestStablecoin.TransactOpts, authorizer, nonce, v, r, s)
+}
+
+// CancelAuthorization is a paid mutator transaction binding the contract method 0x5a049a70.
+//
+// Solidity: function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactorSession) CancelAuthorization(authorizer common.Address, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.CancelAuthorization(&_TestStablecoin.TransactOpts, authorizer, nonce, v, r, s)
+}
+
 // Mint is a paid mutator transaction binding the contract method 0x40c10f19.
 //
 // Solidity: function mint(address to, uint256 amount) returns()
@@ -463,6 +670,27 @@ func (_TestStablecoin *TestStablecoinSession) Mint(to common.Address, amount *bi
 // Solidity: function mint(address to, uint256 amount) returns()
 func (_TestStablecoin *TestStablecoinTransactorSession) Mint(to common.Address, amount *big.Int) (*types.Transaction, error) {
 	return _TestStablecoin.Contract.Mint(&_TestStablecoin.TransactOpts, to, amount)
+}
+
+// ReceiveWithAuthorization is a paid mutator transaction binding the contract method 0xef55bec6.
+//
+// Solidity: function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactor) ReceiveWithAuthorization(opts *bind.TransactOpts, from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.contract.Transact(opts, "receiveWithAuthorization", from, to, value, validAfter, validBefore, nonce, v, r, s)
+}
+
+// ReceiveWithAuthorization is a paid mutator transaction binding the contract method 0xef55bec6.
+//
+// Solidity: function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinSession) ReceiveWithAuthorization(from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.ReceiveWithAuthorization(&_TestStablecoin.TransactOpts, from, to, value, validAfter, validBefore, nonce, v, r, s)
+}
+
+// ReceiveWithAuthorization is a paid mutator transaction binding the contract method 0xef55bec6.
+//
+// Solidity: function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactorSession) ReceiveWithAuthorization(from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.ReceiveWithAuthorization(&_TestStablecoin.TransactOpts, from, to, value, validAfter, validBefore, nonce, v, r, s)
 }
 
 // Transfer is a paid mutator transaction binding the contract method 0xa9059cbb.
@@ -505,6 +733,27 @@ func (_TestStablecoin *TestStablecoinSession) TransferFrom(from common.Address, 
 // Solidity: function transferFrom(address from, address to, uint256 amount) returns(bool)
 func (_TestStablecoin *TestStablecoinTransactorSession) TransferFrom(from common.Address, to common.Address, amount *big.Int) (*types.Transaction, error) {
 	return _TestStablecoin.Contract.TransferFrom(&_TestStablecoin.TransactOpts, from, to, amount)
+}
+
+// TransferWithAuthorization is a paid mutator transaction binding the contract method 0xe3ee160e.
+//
+// Solidity: function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactor) TransferWithAuthorization(opts *bind.TransactOpts, from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.contract.Transact(opts, "transferWithAuthorization", from, to, value, validAfter, validBefore, nonce, v, r, s)
+}
+
+// TransferWithAuthorization is a paid mutator transaction binding the contract method 0xe3ee160e.
+//
+// Solidity: function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinSession) TransferWithAuthorization(from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.TransferWithAuthorization(&_TestStablecoin.TransactOpts, from, to, value, validAfter, validBefore, nonce, v, r, s)
+}
+
+// TransferWithAuthorization is a paid mutator transaction binding the contract method 0xe3ee160e.
+//
+// Solidity: function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) returns()
+func (_TestStablecoin *TestStablecoinTransactorSession) TransferWithAuthorization(from common.Address, to common.Address, value *big.Int, validAfter *big.Int, validBefore *big.Int, nonce [32]byte, v uint8, r [32]byte, s [32]byte) (*types.Transaction, error) {
+	return _TestStablecoin.Contract.TransferWithAuthorization(&_TestStablecoin.TransactOpts, from, to, value, validAfter, validBefore, nonce, v, r, s)
 }
 
 // TestStablecoinApprovalIterator is returned from FilterApproval and is used to iterate over the raw logs and unpacked data for Approval events raised by the TestStablecoin contract.
@@ -659,6 +908,320 @@ func (_TestStablecoin *TestStablecoinFilterer) WatchApproval(opts *bind.WatchOpt
 func (_TestStablecoin *TestStablecoinFilterer) ParseApproval(log types.Log) (*TestStablecoinApproval, error) {
 	event := new(TestStablecoinApproval)
 	if err := _TestStablecoin.contract.UnpackLog(event, "Approval", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// TestStablecoinAuthorizationCanceledIterator is returned from FilterAuthorizationCanceled and is used to iterate over the raw logs and unpacked data for AuthorizationCanceled events raised by the TestStablecoin contract.
+type TestStablecoinAuthorizationCanceledIterator struct {
+	Event *TestStablecoinAuthorizationCanceled // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *TestStablecoinAuthorizationCanceledIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(TestStablecoinAuthorizationCanceled)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(TestStablecoinAuthorizationCanceled)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *TestStablecoinAuthorizationCanceledIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *TestStablecoinAuthorizationCanceledIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// TestStablecoinAuthorizationCanceled represents a AuthorizationCanceled event raised by the TestStablecoin contract.
+type TestStablecoinAuthorizationCanceled struct {
+	Authorizer common.Address
+	Nonce      [32]byte
+	Raw        types.Log // Blockchain specific contextual infos
+}
+
+// FilterAuthorizationCanceled is a free log retrieval operation binding the contract event 0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81.
+//
+// Solidity: event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) FilterAuthorizationCanceled(opts *bind.FilterOpts, authorizer []common.Address, nonce [][32]byte) (*TestStablecoinAuthorizationCanceledIterator, error) {
+
+	var authorizerRule []interface{}
+	for _, authorizerItem := range authorizer {
+		authorizerRule = append(authorizerRule, authorizerItem)
+	}
+	var nonceRule []interface{}
+	for _, nonceItem := range nonce {
+		nonceRule = append(nonceRule, nonceItem)
+	}
+
+	logs, sub, err := _TestStablecoin.contract.FilterLogs(opts, "AuthorizationCanceled", authorizerRule, nonceRule)
+	if err != nil {
+		return nil, err
+	}
+	return &TestStablecoinAuthorizationCanceledIterator{contract: _TestStablecoin.contract, event: "AuthorizationCanceled", logs: logs, sub: sub}, nil
+}
+
+// WatchAuthorizationCanceled is a free log subscription operation binding the contract event 0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81.
+//
+// Solidity: event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) WatchAuthorizationCanceled(opts *bind.WatchOpts, sink chan<- *TestStablecoinAuthorizationCanceled, authorizer []common.Address, nonce [][32]byte) (event.Subscription, error) {
+
+	var authorizerRule []interface{}
+	for _, authorizerItem := range authorizer {
+		authorizerRule = append(authorizerRule, authorizerItem)
+	}
+	var nonceRule []interface{}
+	for _, nonceItem := range nonce {
+		nonceRule = append(nonceRule, nonceItem)
+	}
+
+	logs, sub, err := _TestStablecoin.contract.WatchLogs(opts, "AuthorizationCanceled", authorizerRule, nonceRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(TestStablecoinAuthorizationCanceled)
+				if err := _TestStablecoin.contract.UnpackLog(event, "AuthorizationCanceled", log); err != nil {
+					// If the signature doesn't match, skip this log.
+					if errors.Is(err, bind.ErrEventSignatureMismatch) {
+						continue
+					}
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseAuthorizationCanceled is a log parse operation binding the contract event 0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81.
+//
+// Solidity: event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) ParseAuthorizationCanceled(log types.Log) (*TestStablecoinAuthorizationCanceled, error) {
+	event := new(TestStablecoinAuthorizationCanceled)
+	if err := _TestStablecoin.contract.UnpackLog(event, "AuthorizationCanceled", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// TestStablecoinAuthorizationUsedIterator is returned from FilterAuthorizationUsed and is used to iterate over the raw logs and unpacked data for AuthorizationUsed events raised by the TestStablecoin contract.
+type TestStablecoinAuthorizationUsedIterator struct {
+	Event *TestStablecoinAuthorizationUsed // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *TestStablecoinAuthorizationUsedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(TestStablecoinAuthorizationUsed)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(TestStablecoinAuthorizationUsed)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *TestStablecoinAuthorizationUsedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *TestStablecoinAuthorizationUsedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// TestStablecoinAuthorizationUsed represents a AuthorizationUsed event raised by the TestStablecoin contract.
+type TestStablecoinAuthorizationUsed struct {
+	Authorizer common.Address
+	Nonce      [32]byte
+	Raw        types.Log // Blockchain specific contextual infos
+}
+
+// FilterAuthorizationUsed is a free log retrieval operation binding the contract event 0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5.
+//
+// Solidity: event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) FilterAuthorizationUsed(opts *bind.FilterOpts, authorizer []common.Address, nonce [][32]byte) (*TestStablecoinAuthorizationUsedIterator, error) {
+
+	var authorizerRule []interface{}
+	for _, authorizerItem := range authorizer {
+		authorizerRule = append(authorizerRule, authorizerItem)
+	}
+	var nonceRule []interface{}
+	for _, nonceItem := range nonce {
+		nonceRule = append(nonceRule, nonceItem)
+	}
+
+	logs, sub, err := _TestStablecoin.contract.FilterLogs(opts, "AuthorizationUsed", authorizerRule, nonceRule)
+	if err != nil {
+		return nil, err
+	}
+	return &TestStablecoinAuthorizationUsedIterator{contract: _TestStablecoin.contract, event: "AuthorizationUsed", logs: logs, sub: sub}, nil
+}
+
+// WatchAuthorizationUsed is a free log subscription operation binding the contract event 0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5.
+//
+// Solidity: event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) WatchAuthorizationUsed(opts *bind.WatchOpts, sink chan<- *TestStablecoinAuthorizationUsed, authorizer []common.Address, nonce [][32]byte) (event.Subscription, error) {
+
+	var authorizerRule []interface{}
+	for _, authorizerItem := range authorizer {
+		authorizerRule = append(authorizerRule, authorizerItem)
+	}
+	var nonceRule []interface{}
+	for _, nonceItem := range nonce {
+		nonceRule = append(nonceRule, nonceItem)
+	}
+
+	logs, sub, err := _TestStablecoin.contract.WatchLogs(opts, "AuthorizationUsed", authorizerRule, nonceRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(TestStablecoinAuthorizationUsed)
+				if err := _TestStablecoin.contract.UnpackLog(event, "AuthorizationUsed", log); err != nil {
+					// If the signature doesn't match, skip this log.
+					if errors.Is(err, bind.ErrEventSignatureMismatch) {
+						continue
+					}
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseAuthorizationUsed is a log parse operation binding the contract event 0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5.
+//
+// Solidity: event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)
+func (_TestStablecoin *TestStablecoinFilterer) ParseAuthorizationUsed(log types.Log) (*TestStablecoinAuthorizationUsed, error) {
+	event := new(TestStablecoinAuthorizationUsed)
+	if err := _TestStablecoin.contract.UnpackLog(event, "AuthorizationUsed", log); err != nil {
 		return nil, err
 	}
 	event.Raw = log
