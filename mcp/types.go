@@ -78,7 +78,7 @@ type hireOut struct {
 	Output       any             `json:"output" jsonschema:"the seller's output (null when none)"`
 	Verification verificationDoc `json:"verification"`
 	Escrow       escrowState     `json:"escrow" jsonschema:"released: the seller was paid; refunded: the buyer got the hold back; delivered: paid when the verification window closes"`
-	Outcome      string          `json:"outcome" jsonschema:"released, delivered, invalid_input, no_seller, job_failed, verification_failed, needs_confirm or error"`
+	Outcome      string          `json:"outcome" jsonschema:"released, delivered, invalid_input, no_seller, insufficient_funds, job_failed, verification_failed, needs_confirm or error"`
 	Charged      string          `json:"charged" jsonschema:"credits this hire spent (0 when refunded)"`
 	Error        string          `json:"error,omitempty"`
 	DurationMS   int64           `json:"duration_ms"`

@@ -29,6 +29,9 @@ const (
 	exitJobFailed          = 4
 	exitVerificationFailed = 5
 	exitTimedOut           = 6
+	// exitInsufficientFunds: the balance does not cover the price; nothing
+	// was locked.
+	exitInsufficientFunds = 7
 	// exitInterrupted is the shell's code for a command ended by SIGINT.
 	exitInterrupted = 130
 )
@@ -46,11 +49,12 @@ verification window for capabilities without a standard verifier); 1 other
 error; 2 usage or invalid input; 3 no seller at or under --max-price within
 the timeout; 4 the job failed at the seller (refunded); 5 verification
 failed (refunded); 6 no result within --timeout while the seller was still
-working (refunded).`,
+working (refunded); 7 insufficient funds: the available balance (on evm the
+escrow on chain) does not cover the price, nothing was locked.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
-			&cli.StringFlag{Name: "max-price", Usage: "pay at most this many credits, e.g. 0.05 (default: no limit)"},
+			&cli.StringFlag{Name: "max-price", Usage: "pay at most this much, in credits (tokens on evm), e.g. 0.05 (default: no limit)"},
 			&cli.StringFlag{Name: "seller", Usage: "hire only this peer ID"},
 			&cli.DurationFlag{Name: "timeout", Value: market.DefaultHireTimeout, Usage: "give up (and refund) after this long"},
 			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation"},
@@ -234,13 +238,9 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		}
 	}
 	if p := c.String("max-price"); p != "" {
-		v, err := escrow.ParseAmount(p)
-		if err != nil {
-			return req, usageErrf("--max-price %q: %v", p, err)
-		}
-		if v <= 0 {
-			// 0 would read as "no limit" further down: refuse it here.
-			return req, usageErrf("--max-price %q: must be more than 0; leave it out for no limit", p)
+		// 0 would read as "no limit" further down: refused here.
+		if _, err := parseAmountFlag("max-price", p, railUnit(c)); err != nil {
+			return req, usageErrf("%v (leave --max-price out for no limit)", err)
 		}
 		req.MaxPrice = p
 	}
@@ -305,6 +305,8 @@ func hireExitCode(outcome string) int {
 		return exitVerificationFailed
 	case node.OutcomeTimedOut:
 		return exitTimedOut
+	case node.OutcomeInsufficientFunds:
+		return exitInsufficientFunds
 	case node.OutcomeRunning:
 		return exitOK
 	default:

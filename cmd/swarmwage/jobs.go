@@ -147,6 +147,9 @@ func jobsCancelCommand() *cli.Command {
 			}
 			rec, err := cl.CancelJob(c.Context, id)
 			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status == 404 {
+				return usageErrf("no bought job %q on this node ('swarmwage jobs list --role buyer' shows them)", id)
+			}
 			if errors.As(err, &ae) && ae.Status/100 == 4 {
 				return usageErr(err)
 			}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The friction of issue 29 ("a newcomer's second hour"), through the built
+// binary.
+
+// TestCLIAmountFlagsHaveOneWording: --max-price -1, 0 and 0.0000001 gave
+// three wordings, the last "want a positive amount" for a positive amount
+// with too many decimals.
+func TestCLIAmountFlagsHaveOneWording(t *testing.T) {
+	repo := initRepo(t)
+	testCases := []struct {
+		value, why string
+	}{
+		{"-1", "negative"},
+		{"0", "must be more than 0"},
+		{"0.0000001", "too many decimals (at most 6)"},
+		{"abc", "not a decimal number"},
+	}
+	for _, tc := range testCases {
+		for _, cmd := range [][]string{
+			{"hire", "--input-json", `{"data":[1]}`, "--max-price", tc.value, "compute.statistics.mean"},
+			{"sell", "add", "--price", tc.value, "compute.statistics.mean"},
+		} {
+			flag := cmd[len(cmd)-3]
+			t.Run(cmd[0]+" "+tc.value, func(t *testing.T) {
+				r := swarmwage(t, append([]string{"--repo", repo}, cmd...)...)
+				require.Equal(t, exitUsage, r.Code, r.Stderr)
+				require.Contains(t, r.Stderr, flag+` "`+tc.value+`": `+tc.why+"; want a positive amount of credits, such as 0.05")
+			})
+		}
+	}
+}
+
+// TestCLIUsageMessagesNameTheFix: 'sell add CAP' without --price printed
+// the library's "Required flag" text, 'jobs ls' got no suggestion, and an
+// exec handler whose script does not exist was accepted.
+func TestCLIUsageMessagesNameTheFix(t *testing.T) {
+	repo := initRepo(t)
+	runExitCases(t, []exitCase{
+		{"sell add without --price", []string{"--repo", repo, "sell", "add", "compute.statistics.mean"}, exitUsage, "sell add needs --price, the price of one job in credits, as: sell add --price 0.05 compute.statistics.mean"},
+		{"jobs ls", []string{"--repo", repo, "jobs", "ls"}, exitUsage, "did you mean 'list'?"},
+		{"sell rm", []string{"--repo", repo, "sell", "rm", "x"}, exitUsage, "did you mean 'remove'?"},
+		{"exec script missing", []string{"--repo", repo, "sell", "add", "--price", "0.05", "--handler", "exec:python3 nothere.py", "custom.me.thing"}, exitUsage, "nothere.py"},
+	})
+	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.05", "compute.statistics.mean")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "selling compute.statistics.mean at 0.05 credits (handler builtin)\n", r.Stdout)
+}
+
+// TestCLIUsageErrorWithJSONPrintsADocument: 'hire --json' with a usage
+// error printed nothing on stdout, so a script reading it got no answer.
+func TestCLIUsageErrorWithJSONPrintsADocument(t *testing.T) {
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "hire", "--json", "--max-price", "0", "--input-json", `{"data":[1]}`, "compute.statistics.mean")
+	require.Equal(t, exitUsage, r.Code, r.Stderr)
+	var doc struct {
+		Error    string `json:"error"`
+		ExitCode int    `json:"exit_code"`
+		Outcome  string `json:"outcome"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Equal(t, exitUsage, doc.ExitCode)
+	require.Equal(t, "invalid_input", doc.Outcome)
+	require.Contains(t, doc.Error, "--max-price")
+	require.Equal(t, 1, strings.Count(r.Stderr, "Error:"), r.Stderr)
+
+	// Without --json, stdout stays empty.
+	r = swarmwage(t, "--repo", repo, "hire", "--max-price", "0", "--input-json", `{"data":[1]}`, "compute.statistics.mean")
+	require.Equal(t, exitUsage, r.Code)
+	require.Empty(t, r.Stdout)
+}
+
+// TestCLIRefundTwiceAndCancelUnknown: a second 'escrow refund' said it
+// refunded again; 'jobs cancel nosuchjob' printed an internal message.
+func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
+	h, r := hire(t, m.buyer, "--input-json", `{"a":1}`, "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", m.buyer, "escrow", "refund", "--reason", "wrong", h.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "refunded job "+h.JobID+": 0.25 credits back to available")
+	r = swarmwage(t, "--repo", m.buyer, "escrow", "refund", "--reason", "wrong", h.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "job "+h.JobID+" was already refunded")
+	require.Contains(t, r.Stdout, "nothing changed")
+	require.Equal(t, "10", balance(t, m.buyer).Available, "refunded once")
+
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "cancel", "nosuchjob")
+	require.Equal(t, exitUsage, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, `no bought job "nosuchjob" on this node ('swarmwage jobs list --role buyer' shows them)`)
+}
