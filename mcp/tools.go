@@ -659,7 +659,7 @@ func (s *Server) jobs(ctx context.Context, _ *sdk.CallToolRequest, in jobsIn) (*
 func jobSummary(j market.JobRecord) jobDoc {
 	return jobDoc{
 		JobID: j.JobID, Role: j.Role, Capability: j.Capability, Seller: j.Seller.String(), Buyer: j.Buyer.String(),
-		Price: j.Price.String(), Status: j.Status, Passed: j.Passed, Rating: j.Rating, Error: j.Error,
+		Price: j.Price.String(), State: j.State, Status: j.Status, Passed: j.Passed, Rating: j.Rating, Error: j.Error,
 		CreatedAt: j.CreatedAt.UTC().Format(time.RFC3339), DurationMS: j.DurationMS,
 	}
 }

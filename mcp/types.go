@@ -147,7 +147,8 @@ type jobDoc struct {
 	Seller     string `json:"seller"`
 	Buyer      string `json:"buyer"`
 	Price      string `json:"price"`
-	Status     string `json:"status" jsonschema:"running, delivered, failed, verified or verification_failed"`
+	State      string `json:"state" jsonschema:"where the job stands, from its escrow: running, delivered, released, refunded, disputed or failed"`
+	Status     string `json:"status" jsonschema:"the job's own step, which explains the state: running, delivered, failed, verified, verification_failed or timed_out"`
 	Passed     *bool  `json:"passed,omitempty" jsonschema:"whether local verification passed"`
 	Rating     int    `json:"rating,omitempty"`
 	Error      string `json:"error,omitempty"`

@@ -106,6 +106,9 @@ type Node struct {
 	gc            *valueLogGC
 	closeOnce     sync.Once
 	closeErr      error
+	// stopCh is closed when a client asked the daemon to stop (api_ops.go).
+	stopOnce, stopReqOnce sync.Once
+	stopCh                chan struct{}
 	// events feeds GET /v1/events (the dashboard's live jobs).
 	events *eventBus
 	faults faultInjector // partitions peers; only under the failpoints build tag

@@ -98,3 +98,64 @@ func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
 	require.Equal(t, exitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, `no bought job "nosuchjob" on this node ('swarmwage jobs list --role buyer' shows them)`)
 }
+
+// TestCLIJobHasOneStateEverywhere: a cancelled job showed "failed" in 'jobs
+// list' and "refunded" on the dashboard; 'hire --detach --json' left seller
+// and price empty after a seller accepted; 'jobs watch' piped printed a
+// progress line every second and bare "accepted " lines.
+func TestCLIJobHasOneStateEverywhere(t *testing.T) {
+	m := startMarket(t, "")
+	m.sell(t, "custom.test.slow", "0.01", "--handler", `exec:sh -c "cat >/dev/null; sleep 3; echo '{\"ok\": true}'"`)
+	m.sell(t, "custom.test.stuck", "0.02", "--handler", `exec:sh -c "cat >/dev/null; sleep 60"`)
+	sellerID := nodeIDOf(t, m.seller).PeerID
+
+	// Detached: seller and price are known once the seller accepted.
+	h, r := hire(t, m.buyer, "--detach", "--input-json", `{"a":1}`, "custom.test.slow")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NotEmpty(t, h.JobID)
+	require.Equal(t, sellerID, h.Seller)
+	require.Equal(t, "0.01", h.Price)
+
+	// Watched through a pipe: one line per step, in words.
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "watch", h.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NotContains(t, r.Stderr, "progress")
+	require.LessOrEqual(t, strings.Count(r.Stderr, "the seller is running the job"), 1, r.Stderr)
+	for _, l := range strings.Split(strings.TrimSpace(r.Stderr), "\n") {
+		require.False(t, strings.HasSuffix(l, " "), "no bare event names: %q", l)
+	}
+
+	// Cancelled: "refunded" in every view.
+	c, r := hire(t, m.buyer, "--detach", "--input-json", `{"a":2}`, "custom.test.stuck")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "cancel", c.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "show", "--json", c.JobID)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var job struct {
+		State  string `json:"state"`
+		Status string `json:"status"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &job))
+	require.Equal(t, "refunded", job.State)
+	require.Equal(t, "refunded", escrowState(t, m.buyer, c.JobID))
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var list struct {
+		Jobs []struct {
+			JobID string `json:"job_id"`
+			State string `json:"state"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list))
+	states := map[string]string{}
+	for _, j := range list.Jobs {
+		states[j.JobID] = j.State
+	}
+	require.Equal(t, map[string]string{h.JobID: "delivered", c.JobID: "refunded"}, states)
+	r = swarmwage(t, "--repo", m.buyer, "jobs", "list")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "STATE")
+	require.Regexp(t, c.JobID+`\s+buyer\s+custom.test.stuck\s+0.02\s+refunded\s`, r.Stdout)
+	require.NotContains(t, r.Stdout, "failed")
+}

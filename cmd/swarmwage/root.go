@@ -99,6 +99,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		initCommand(),
 		daemonCommand(),
+		shutdownCommand(),
 		idCommand(),
 		statusCommand(),
 		peersCommand(),
