@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -158,4 +162,67 @@ func TestCLIJobHasOneStateEverywhere(t *testing.T) {
 	require.Contains(t, r.Stdout, "STATE")
 	require.Regexp(t, c.JobID+`\s+buyer\s+custom.test.stuck\s+0.02\s+refunded\s`, r.Stdout)
 	require.NotContains(t, r.Stdout, "failed")
+}
+
+// TestCLIDaemonReadyLinePeersConnectAndShutdown: a script waits for the
+// daemon's one-line JSON ready document, connects it to a peer without a
+// restart, and stops it with 'shutdown'.
+func TestCLIDaemonReadyLinePeersConnectAndShutdown(t *testing.T) {
+	a, b := initRepo(t), initRepo(t)
+	startDaemon(t, a)
+	cmd := exec.Command(binPath, "--repo", b, "daemon", "--json")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var ready struct {
+		Ready  bool   `json:"ready"`
+		API    string `json:"api"`
+		PeerID string `json:"peer_id"`
+	}
+	select {
+	case l := <-lines:
+		require.NoError(t, json.Unmarshal([]byte(l), &ready), "one line of JSON: %q", l)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no ready line after 30s")
+	}
+	require.True(t, ready.Ready)
+	require.Equal(t, nodeIDOf(t, b).PeerID, ready.PeerID)
+	require.True(t, strings.HasPrefix(ready.API, "http://127.0.0.1:"), ready.API)
+
+	aID := nodeIDOf(t, a)
+	r := swarmwage(t, "--repo", b, "peers", "connect", aID.Addrs[0])
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "connected to "+aID.PeerID+"\n", r.Stdout)
+	r = swarmwage(t, "--repo", b, "peers", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, aID.PeerID)
+	r = swarmwage(t, "--repo", b, "peers", "connect", "/ip4/127.0.0.1/tcp/1")
+	require.Equal(t, exitUsage, r.Code, "no /p2p/: %s", r.Stderr)
+	require.Contains(t, r.Stderr, "/p2p/<peer-id>")
+
+	r = swarmwage(t, "--repo", b, "shutdown")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "daemon stopped\n", r.Stdout)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "the daemon exits 0")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon did not stop")
+	}
+	r = swarmwage(t, "--repo", b, "shutdown")
+	require.Equal(t, 1, r.Code)
+	require.Contains(t, r.Stderr, "start 'swarmwage daemon'")
 }
