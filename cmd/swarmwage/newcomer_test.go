@@ -226,3 +226,20 @@ func TestCLIDaemonReadyLinePeersConnectAndShutdown(t *testing.T) {
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "start 'swarmwage daemon'")
 }
+
+// TestCLISecondHourOfflineMessages: 'id PEER' ignored PEER; 'sell test' of
+// a capability without a standard verifier said "a buyer would pay for
+// this output" although the hire ends delivered and waits the window.
+func TestCLISecondHourOfflineMessages(t *testing.T) {
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "id", "12D3KooWEyHPHw5ACTZBayzh9yE1a4tzqGPpEFMdnaLE8oZpbHUa")
+	require.Equal(t, exitUsage, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "id shows this node only")
+
+	r = swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.05", "--handler", "exec:cat", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwage(t, "--repo", repo, "sell", "test", "--input-json", `{"a":1}`, "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NotContains(t, r.Stderr, "a buyer would pay")
+	require.Contains(t, r.Stderr, "custom.test.echo has no standard verifier, so a buyer's hire ends 'delivered' and is paid when the verification window ends")
+}

@@ -238,6 +238,9 @@ func idCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErrf("id shows this node only and takes no arguments; to see what another peer sells: 'swarmwage find CAP' (its listings), 'swarmwage peers' (connected peers and their addresses)")
+			}
 			info, err := nodeID(c)
 			if err != nil {
 				return err
