@@ -61,6 +61,9 @@ func ResolveExec(h HandlerConfig, dir string) (HandlerConfig, error) {
 	if err := checkExecutable(path); err != nil {
 		return h, fmt.Errorf("exec handler: %w: %s", ErrNoProgram, err)
 	}
+	if err := checkScriptArgs(h.Command[1:], dir); err != nil {
+		return h, fmt.Errorf("exec handler: %w: %s", ErrNoProgram, err)
+	}
 	out := h
 	out.Command = append([]string{path}, h.Command[1:]...)
 	out.Dir = dir
@@ -104,4 +107,38 @@ func quoteWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isScriptExt reports whether ext is the extension of files an
+// interpreter runs: an argument ending in one names a file ('exec:python3
+// handler.py').
+func isScriptExt(ext string) bool {
+	switch strings.ToLower(ext) {
+	case ".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".bash", ".rb", ".pl", ".php", ".lua", ".r", ".jl", ".wasm", ".jar":
+		return true
+	}
+	return false
+}
+
+// checkScriptArgs reports an argument that names a file (a script, or a
+// path starting with ./ or ../) that does not exist in dir: checking only
+// the interpreter would accept 'exec:python3 nothere.py', whose every job
+// then fails.
+func checkScriptArgs(args []string, dir string) error {
+	for _, a := range args {
+		if a == "" || strings.HasPrefix(a, "-") || strings.ContainsAny(a, " \t\n=;|&$'\"`*?<>") {
+			continue
+		}
+		if !isScriptExt(filepath.Ext(a)) && !strings.HasPrefix(a, "./") && !strings.HasPrefix(a, "../") {
+			continue
+		}
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s (argument %q) does not exist", p, a)
+		}
+	}
+	return nil
 }

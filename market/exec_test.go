@@ -90,3 +90,34 @@ func FuzzHandlerStringRoundTrips(f *testing.F) {
 		require.Equal(t, argv, back.Command)
 	})
 }
+
+// TestResolveExecChecksScriptArguments: 'exec:python3 nothere.py' was
+// accepted because only the interpreter was checked; every job then failed.
+func TestResolveExecChecksScriptArguments(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "here.py"), []byte("print(1)\n"), 0o600))
+	testCases := []struct {
+		name string
+		argv []string
+		bad  string
+	}{
+		{"script present", []string{"sh", "here.py"}, ""},
+		{"script missing", []string{"sh", "nothere.py"}, "nothere.py"},
+		{"relative path missing", []string{"sh", "./data"}, "data"},
+		{"absolute script missing", []string{"sh", filepath.Join(dir, "gone.js")}, "gone.js"},
+		{"flag and inline code", []string{"sh", "-c", "cat >/dev/null; echo x.py"}, ""},
+		{"not a file name", []string{"sh", "-e", "module"}, ""},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ResolveExec(HandlerConfig{Kind: HandlerExec, Command: tc.argv}, dir)
+			if tc.bad == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrNoProgram)
+			require.ErrorContains(t, err, tc.bad)
+			require.ErrorContains(t, err, "does not exist")
+		})
+	}
+}

@@ -431,7 +431,7 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	if err != nil {
 		unit := "credits"
 		if m.cfg.settlement != nil {
-			unit = "on rail " + m.cfg.settlement.Rail
+			unit = "tokens on rail " + m.cfg.settlement.Rail
 		}
 		if errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered) {
 			return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)

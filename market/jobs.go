@@ -56,7 +56,13 @@ type JobRecord struct {
 	Buyer      peer.ID `json:"buyer"`
 	Price      Credits `json:"price"`
 	QuoteID    string  `json:"quote_id"`
-	Status     string  `json:"status"`
+	// Status is the job's own step (StatusRunning and the others): what
+	// the seller and the verification did.
+	Status string `json:"status"`
+	// State is where the job stands (JobRunning and the others, from its
+	// escrow): filled in when a record is read for a caller (Job, JobsPage),
+	// never stored.
+	State string `json:"state,omitempty"`
 	// Input and Output are the job's bytes. They are stored once, in the
 	// escrow with the signed messages that commit to their hashes, and
 	// filled in by Job; a stored record and a list carry neither.
@@ -176,7 +182,7 @@ func (j *jobs) settle(role, jobID string) {
 
 func (j *jobs) put(r JobRecord) error {
 	r.Version = jobVersion
-	r.Input, r.Output = nil, nil
+	r.Input, r.Output, r.State = nil, nil, ""
 	val, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
@@ -222,7 +228,7 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 				return err
 			}
 			fn(&r)
-			r.Input, r.Output = nil, nil // the escrow holds them
+			r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
 			val, err := json.Marshal(r)
 			if err != nil {
 				return err
@@ -337,7 +343,7 @@ func (p *jobPage) Pop() any {
 }
 
 func (p *jobPage) add(r JobRecord) {
-	r.Input, r.Output = nil, nil
+	r.Input, r.Output, r.State = nil, nil, ""
 	switch {
 	case p.limit <= 0:
 		p.recs = append(p.recs, r)
@@ -369,7 +375,7 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 				return fmt.Errorf("decode job %s: %w", jobID, err)
 			}
 			r.Rating, r.UpdatedAt = score, time.Now().UTC()
-			r.Input, r.Output = nil, nil
+			r.Input, r.Output, r.State = nil, nil, ""
 			val, err := json.Marshal(r)
 			if err != nil {
 				return err
@@ -423,7 +429,11 @@ func (j *jobs) rating(seller peer.ID) (avg float64, n int) {
 // Job returns one job with its input and output, preferring the buyer's
 // record when the node was both.
 func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
-	return GetJob(m.jobs.db, jobID)
+	r, err := GetJob(m.jobs.db, jobID)
+	if err == nil {
+		r.State = jobStateOf(ctx, m.escrow, r)
+	}
+	return r, err
 }
 
 // Rate records a 1..5 rating of a job this node bought; find shows each
@@ -435,7 +445,9 @@ func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, 
 // JobsPage returns a page of job summaries (no input, no output) in list
 // order; Job has a whole record.
 func (m *Market) JobsPage(ctx context.Context, q JobQuery) ([]JobRecord, error) {
-	return m.jobs.listPage(q)
+	jobs, err := m.jobs.listPage(q)
+	WithStates(ctx, m.escrow, jobs)
+	return jobs, err
 }
 
 // ListJobsPage is JobsPage on db without a running market.

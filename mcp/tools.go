@@ -473,7 +473,7 @@ func hireResult(info node.HireInfo, charged int64) hireOut {
 		JobID: info.JobID, Capability: info.Capability, Seller: info.Seller, Price: info.Price,
 		Verification: verificationDoc{Passed: info.Verification.Passed, Checks: checkResults(info.Verification.Checks)},
 		Escrow:       escrowState{State: info.Escrow.State, Reason: info.Escrow.Reason},
-		Outcome:      info.Outcome, Charged: escrow.FormatAmount(charged), Error: info.Error, DurationMS: info.DurationMS,
+		Outcome:      info.Outcome, Charged: escrow.FormatAmount(charged), Error: forAgent(info.Error), DurationMS: info.DurationMS,
 		Rail: info.Rail,
 	}
 	if len(info.Output) > 0 {
@@ -490,9 +490,17 @@ func checkResults(cs []verify.Check) []checkRes {
 	return out
 }
 
+// forAgent rewrites the daemon's advice for the CLI into the terms of
+// this server's tools: an agent has no --max-price flag, it passes the
+// swarmwage_hire argument max_price.
+func forAgent(msg string) string {
+	return strings.ReplaceAll(msg, "--max-price", "the max_price argument of swarmwage_hire")
+}
+
 // hireFailure says what went wrong in a way the model can act on.
 func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string {
 	capID := info.Capability
+	info.Error = forAgent(info.Error)
 	switch info.Outcome {
 	case node.OutcomeInvalidInput:
 		return fmt.Sprintf("The input does not match the input schema of %s: %s. Nothing was charged. Get the schema with swarmwage_capabilities (capability %q) and call again with a matching input.",
@@ -518,6 +526,8 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 			msg += " Try again later, or another capability."
 		}
 		return msg
+	case node.OutcomeInsufficientFunds:
+		return "The hire needs more money than this node has free: " + info.Error + ". Nothing was charged. The node's owner can deposit more ('swarmwage wallet deposit AMOUNT')."
 	case node.OutcomeJobFailed:
 		return fmt.Sprintf("The job %s failed at the seller (%s). The escrow was refunded, so nothing was charged. You may call swarmwage_hire again (pass seller to pick another one from swarmwage_find).",
 			info.JobID, info.Error)
@@ -657,7 +667,7 @@ func (s *Server) jobs(ctx context.Context, _ *sdk.CallToolRequest, in jobsIn) (*
 func jobSummary(j market.JobRecord) jobDoc {
 	return jobDoc{
 		JobID: j.JobID, Role: j.Role, Capability: j.Capability, Seller: j.Seller.String(), Buyer: j.Buyer.String(),
-		Price: j.Price.String(), Status: j.Status, Passed: j.Passed, Rating: j.Rating, Error: j.Error,
+		Price: j.Price.String(), State: j.State, Status: j.Status, Passed: j.Passed, Rating: j.Rating, Error: j.Error,
 		CreatedAt: j.CreatedAt.UTC().Format(time.RFC3339), DurationMS: j.DurationMS,
 	}
 }

@@ -78,7 +78,7 @@ type hireOut struct {
 	Output       any             `json:"output" jsonschema:"the seller's output (null when none)"`
 	Verification verificationDoc `json:"verification"`
 	Escrow       escrowState     `json:"escrow" jsonschema:"released: the seller was paid; refunded: the buyer got the hold back; delivered: paid when the verification window closes"`
-	Outcome      string          `json:"outcome" jsonschema:"released, delivered, invalid_input, no_seller, job_failed, verification_failed, needs_confirm or error"`
+	Outcome      string          `json:"outcome" jsonschema:"released, delivered, invalid_input, no_seller, insufficient_funds, job_failed, verification_failed, needs_confirm or error"`
 	Charged      string          `json:"charged" jsonschema:"credits this hire spent (0 when refunded)"`
 	Error        string          `json:"error,omitempty"`
 	DurationMS   int64           `json:"duration_ms"`
@@ -147,7 +147,8 @@ type jobDoc struct {
 	Seller     string `json:"seller"`
 	Buyer      string `json:"buyer"`
 	Price      string `json:"price"`
-	Status     string `json:"status" jsonschema:"running, delivered, failed, verified or verification_failed"`
+	State      string `json:"state" jsonschema:"where the job stands, from its escrow: running, delivered, released, refunded, disputed or failed"`
+	Status     string `json:"status" jsonschema:"the job's own step, which explains the state: running, delivered, failed, verified, verification_failed or timed_out"`
 	Passed     *bool  `json:"passed,omitempty" jsonschema:"whether local verification passed"`
 	Rating     int    `json:"rating,omitempty"`
 	Error      string `json:"error,omitempty"`

@@ -91,6 +91,7 @@ func startAPI(n *Node) (*apiServer, error) {
 	mux.HandleFunc("GET /v1/find", a.handleFind)
 	mux.HandleFunc("GET /v1/events", a.handleEvents)
 	a.registerMarket(mux)
+	a.registerOps(mux)
 	a.ui.Register(mux)
 	a.registerFaults(mux)
 	root := http.NewServeMux()

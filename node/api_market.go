@@ -113,7 +113,10 @@ const (
 	OutcomeRunning            = "running"
 	OutcomeNeedsConfirm       = "needs_confirm"
 	OutcomeSpendCap           = "spend_cap"
-	OutcomeError              = "error"
+	// OutcomeInsufficientFunds: the available balance (or, on evm, the
+	// escrow on chain) does not cover the price; nothing was locked.
+	OutcomeInsufficientFunds = "insufficient_funds"
+	OutcomeError             = "error"
 )
 
 // HireInfo is the result of a hire, as 'hire --json' prints it.
@@ -599,6 +602,8 @@ func outcomeOf(res market.HireResult, err error) string {
 		return OutcomeSpendCap
 	case errors.Is(err, market.ErrNoSeller):
 		return OutcomeNoSeller
+	case errors.Is(err, escrow.ErrInsufficientFunds), errors.Is(err, escrow.ErrNotCovered):
+		return OutcomeInsufficientFunds
 	case errors.Is(err, market.ErrVerificationFailed):
 		return OutcomeVerificationFailed
 	case errors.Is(err, market.ErrTimedOut):

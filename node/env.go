@@ -230,7 +230,21 @@ func (e *Env) Jobs(ctx context.Context, role string, limit int) (JobsInfo, error
 	if e.Client != nil {
 		return e.Client.ListJobs(ctx, role, limit)
 	}
-	return e.local.Jobs(role, limit)
+	info, err := e.local.Jobs(role, limit)
+	if err == nil {
+		market.WithStates(ctx, e.escrowOrNil(), info.Jobs)
+	}
+	return info, err
+}
+
+// escrowOrNil is the offline escrow, or nil when it cannot be opened (a
+// job's state then comes from its status alone).
+func (e *Env) escrowOrNil() *escrow.Escrow {
+	esc, err := e.escrow()
+	if err != nil {
+		return nil
+	}
+	return esc
 }
 
 // Job is one job record; market.ErrJobNotFound (offline) or a 404
@@ -239,7 +253,13 @@ func (e *Env) Job(ctx context.Context, id string) (market.JobRecord, error) {
 	if e.Client != nil {
 		return e.Client.Job(ctx, id)
 	}
-	return market.GetJob(e.local.DB, id)
+	job, err := market.GetJob(e.local.DB, id)
+	if err == nil {
+		jobs := []market.JobRecord{job}
+		market.WithStates(ctx, e.escrowOrNil(), jobs)
+		job = jobs[0]
+	}
+	return job, err
 }
 
 // Balance is the node's account.

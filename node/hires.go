@@ -164,8 +164,14 @@ func (n *Node) Detach(req market.HireRequest) HireInfo {
 		defer n.hires.wg.Done()
 		done <- n.runHire(n.hires.ctx, req, func(ev market.Event) {
 			if ev.Type == market.EventAccepted {
+				info := HireInfo{JobID: ev.JobID, Rail: n.Escrow.RailName(), Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}
+				// The seller accepted the lock: the escrow knows who and
+				// for how much.
+				if rec, err := n.Escrow.GetRole(n.hires.ctx, ev.JobID, escrow.RoleBuyer); err == nil {
+					info.Seller, info.Price = rec.Seller.String(), escrow.FormatAmount(rec.Amount)
+				}
 				select {
-				case accepted <- HireInfo{JobID: ev.JobID, Rail: n.Escrow.RailName(), Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}:
+				case accepted <- info:
 				default:
 				}
 			}

@@ -119,6 +119,9 @@ type Node struct {
 	gc        *valueLogGC
 	closeOnce sync.Once
 	closeErr  error
+	// stopCh is closed when a client asked the daemon to stop (api_ops.go).
+	stopOnce, stopReqOnce sync.Once
+	stopCh                chan struct{}
 	// events feeds GET /v1/events (the dashboard's live jobs).
 	events *eventBus
 	faults faultInjector // partitions peers; only under the failpoints build tag
@@ -139,7 +142,9 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := repo.Lock(); err != nil {
+	// A read-only command (a script polling 'status' while the daemon
+	// starts) holds the lock for milliseconds: wait for it.
+	if err := lockWaiting(repo); err != nil {
 		return nil, err
 	}
 	n := &Node{Repo: repo, Config: cfg, log: log, version: opts.Version, hires: newHireHub(), events: newEventBus(), startGateway: opts.StartGateway}
@@ -610,9 +615,13 @@ func freeDefaultListen(listen []string, log *slog.Logger) []string {
 const localLockWait = 5 * time.Second
 
 // lockWaiting takes the repo lock, waiting a little while another short
-// command holds it, so that scripts may run commands side by side.
+// command holds it, so that scripts may run commands side by side (and a
+// daemon may start while one runs). It waits with backoff, from 20ms to
+// 250ms between tries, and not at all when a daemon serves the repo (its
+// api file exists): a daemon holds the lock for good.
 func lockWaiting(repo *Repo) error {
 	deadline := time.Now().Add(localLockWait)
+	pause := 20 * time.Millisecond
 	for {
 		err := repo.Lock()
 		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, apiFile)) {
@@ -621,6 +630,7 @@ func lockWaiting(repo *Repo) error {
 		if repo.lockWaited != nil {
 			repo.lockWaited()
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 250*time.Millisecond)
 	}
 }

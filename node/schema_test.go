@@ -67,3 +67,33 @@ func TestRepoOfTheLastSchemaIsStamped(t *testing.T) {
 		return err
 	}))
 }
+
+// TestDaemonStartWaitsForAShortCommand: a read-only command that held the
+// repo while a daemon started made the daemon fail with "repo is in use";
+// the daemon now waits for it.
+func TestDaemonStartWaitsForAShortCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig("locktest")
+	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
+	cfg.API = "127.0.0.1:0"
+	repo, err := Init(dir, cfg)
+	require.NoError(t, err)
+	status, err := OpenLocalReadOnly(repo)
+	require.NoError(t, err)
+	repo2, err := Open(dir)
+	require.NoError(t, err)
+	waiting := make(chan struct{})
+	var once sync.Once
+	repo2.lockWaited = func() { once.Do(func() { close(waiting) }) }
+	done := make(chan error, 1)
+	go func() {
+		n, err := New(t.Context(), repo2, Options{})
+		if err == nil {
+			err = n.Close()
+		}
+		done <- err
+	}()
+	<-waiting
+	require.NoError(t, status.Close())
+	require.NoError(t, <-done)
+}

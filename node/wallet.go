@@ -27,6 +27,12 @@ const walletTimeout = 5 * time.Minute
 // address and its money on chain.
 type WalletInfo struct {
 	escrow.Balance
+	// Withdrawing is the line money a withdrawal asked back that has not
+	// left yet (evm only; its notice runs). It cannot back a hire, so it
+	// is taken out of Available: the ledger books it as withdrawn when the
+	// withdrawal executes. Available + Withdrawing + Held + Paid +
+	// Withdrawn == Deposited + Earned.
+	Withdrawing int64
 	// Rail is RailCredits or RailEVM.
 	Rail string
 	// Address is the node's address on the rail (evm only).
@@ -59,7 +65,7 @@ type ChainInfo struct {
 }
 
 // MarshalJSON writes the balance's fields, then "rail" and, on evm,
-// "address", the chain's "token", "gas", "deposit" and "redeemable" at the
+// "address", "withdrawing" (when the chain was read), the chain's "token", "gas", "deposit" and "redeemable" at the
 // top (the ledger's "held" is there already) and all figures under
 // "chain".
 func (w WalletInfo) MarshalJSON() ([]byte, error) {
@@ -77,6 +83,7 @@ func (w WalletInfo) MarshalJSON() ([]byte, error) {
 	}
 	if c := w.Chain; c != nil {
 		m["token"], m["gas"], m["deposit"], m["redeemable"] = c.Token, c.Gas, c.Deposit, c.Redeemable
+		m["withdrawing"] = escrow.FormatAmount(w.Withdrawing)
 		m["chain"] = c
 	}
 	if w.ChainError != "" {
@@ -92,15 +99,23 @@ func (w *WalletInfo) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var rest struct {
-		Rail       string     `json:"rail"`
-		Address    string     `json:"address"`
-		Chain      *ChainInfo `json:"chain"`
-		ChainError string     `json:"chain_error"`
+		Rail        string     `json:"rail"`
+		Address     string     `json:"address"`
+		Withdrawing string     `json:"withdrawing"`
+		Chain       *ChainInfo `json:"chain"`
+		ChainError  string     `json:"chain_error"`
 	}
 	if err := json.Unmarshal(data, &rest); err != nil {
 		return fmt.Errorf("decode wallet: %w", err)
 	}
 	*w = WalletInfo{Balance: b, Rail: rest.Rail, Address: rest.Address, Chain: rest.Chain, ChainError: rest.ChainError}
+	if rest.Withdrawing != "" {
+		v, err := escrow.ParseAmount(rest.Withdrawing)
+		if err != nil {
+			return fmt.Errorf("decode wallet: withdrawing: %w", err)
+		}
+		w.Withdrawing = v
+	}
 	return nil
 }
 
@@ -123,7 +138,8 @@ var ErrNoRailAddress = errors.New("this node settles in credits, which have no a
 
 // Wallet describes the wallet of a node with escrow esc and rail s (nil
 // on credits). A chain that cannot be read leaves the chain figures out
-// and says why in ChainError.
+// and says why in ChainError. On evm, Available excludes what a pending
+// withdrawal takes (Withdrawing).
 func Wallet(ctx context.Context, esc *escrow.Escrow, s *evm.Settler) (WalletInfo, error) {
 	b, err := esc.Balance(ctx)
 	if err != nil {
@@ -147,6 +163,8 @@ func Wallet(ctx context.Context, esc *escrow.Escrow, s *evm.Settler) (WalletInfo
 		Deposit: escrow.FormatAmount(f.Deposit()), Free: escrow.FormatAmount(f.Free), Lines: escrow.FormatAmount(f.Lines),
 		Withdrawing: escrow.FormatAmount(f.Withdrawing), Held: escrow.FormatAmount(f.Held), Redeemable: escrow.FormatAmount(f.Redeemable),
 	}
+	w.Withdrawing = min(max(f.Withdrawing, 0), max(w.Available, 0))
+	w.Available -= w.Withdrawing
 	return w, nil
 }
 

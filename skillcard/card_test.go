@@ -340,7 +340,7 @@ func TestStarterCardIsValid(t *testing.T) {
 	}
 	c := mustParse(t, must(skillcard.Starter("Weather Now")))
 	require.Equal(t, "weather-now", c.Slug)
-	require.Equal(t, "weather-now --text <text> [--lang <lang>] --json", c.Bindings[0].Command)
+	require.Equal(t, "weather-now --text=<text> [--lang=<lang>] --json", c.Bindings[0].Command)
 
 	_, err := skillcard.Starter("???")
 	require.ErrorIs(t, err, skillcard.ErrInvalidSkillCard)

@@ -56,7 +56,7 @@ func Starter(name string) ([]byte, error) {
 			"required":   []string{"result"},
 			"properties": map[string]any{"result": map[string]any{"type": "string"}},
 		},
-		Bindings:            []Binding{{Type: BindingCLI, Command: program + " --text <text> [--lang <lang>] --json"}},
+		Bindings:            []Binding{{Type: BindingCLI, Command: program + " --text=<text> [--lang=<lang>] --json"}},
 		Constraints:         map[string]any{"riskTier": 1, "notes": []string{}},
 		RequiredPermissions: []string{},
 		Examples:            []Example{{Title: "A first try", Value: json.RawMessage(`{"text":"hello"}`)}},

@@ -189,11 +189,31 @@ func (p *argParser) unknownCommand(tok string) error {
 	hint := ""
 	if s := nearest(tok, names); s != "" {
 		hint = fmt.Sprintf("; did you mean '%s'?", s)
+	} else if s := synonym(tok); slices.Contains(names, s) {
+		hint = fmt.Sprintf("; did you mean '%s'?", s)
 	}
 	if l.cmd == nil {
 		return usageErrf("unknown command %q%s run 'swarmwage --help' for the list", tok, orPeriod(hint))
 	}
 	return usageErrf("unknown subcommand %q for %s%s valid: %s", tok, l.cmd.Name, orPeriod(hint), strings.Join(names, ", "))
+}
+
+// synonym is our name for a command that other tools name tok, too far
+// from ours for nearest: 'jobs ls' suggests 'jobs list'.
+func synonym(tok string) string {
+	switch tok {
+	case "ls":
+		return "list"
+	case "rm", "del", "delete":
+		return "remove"
+	case "info", "get":
+		return "show"
+	case "stop", "kill":
+		return "cancel"
+	case "new", "create":
+		return "add"
+	}
+	return ""
 }
 
 // orPeriod ends a message part: the hint when there is one, else ";".

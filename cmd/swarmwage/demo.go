@@ -28,7 +28,7 @@ chart it bought to --out/` + demo.ChartFile + `.
 
 Exit codes: 0 every hire was verified and released; 1 otherwise.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Value: ".", Usage: "directory for the chart PNG"},
+			&cli.StringFlag{Name: "out", Value: ".", Usage: "directory for the chart PNG (created when missing)"},
 			&cli.StringSliceFlag{Name: "only", Usage: "hire only this capability (repeatable)"},
 			jsonOutFlag(),
 		},
@@ -41,8 +41,8 @@ func runDemo(c *cli.Context) error {
 		return usageErrf("demo takes no arguments, got %q", c.Args().First())
 	}
 	out := c.String("out")
-	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
-		return usageErrf("--out %s: not a directory; create it first or choose another", out)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usageErrf("--out %s: cannot create the directory: %v", out, err)
 	}
 	for _, capID := range c.StringSlice("only") {
 		if !demoHires(capID) {

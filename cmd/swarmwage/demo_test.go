@@ -62,7 +62,8 @@ func TestDemoHiresEveryCapabilityAndLeavesOnlyTheChart(t *testing.T) {
 }
 
 func TestDemoPrintsATableOfHires(t *testing.T) {
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "new", "charts") // --out DIR is created
+
 	r := runDemoCLI(t, t.TempDir(), t.TempDir(), "--out", out, "--only", "compute.statistics.mean", "--only", "chart.generate.from-data")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	lines := strings.Split(r.Stdout, "\n")
@@ -80,12 +81,14 @@ func TestDemoPrintsATableOfHires(t *testing.T) {
 }
 
 func TestDemoBadUsage(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	testCases := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"out is not a directory", []string{"--out", "/nonexistent/dir"}, "--out /nonexistent/dir: not a directory"},
+		{"out cannot be a directory", []string{"--out", filepath.Join(file, "dir")}, "--out " + filepath.Join(file, "dir") + ": cannot create the directory"},
 		{"argument", []string{"now"}, "demo takes no arguments"},
 		{"unknown capability", []string{"--only", "text.translate.en.it.fluent"}, "the demo does not hire \"text.translate.en.it.fluent\"; it hires compute.statistics.mean"},
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -165,6 +166,7 @@ func (m *evmMarket) sell(t *testing.T, capID, price string, extra ...string) {
 	args := append([]string{"--repo", m.seller, "sell", "add", "--price", price}, extra...)
 	r := swarmwage(t, append(args, capID)...)
 	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "at "+price+" tokens", "amounts in the rail's unit")
 	require.Eventually(t, func() bool {
 		r := swarmwage(t, "--repo", m.buyer, "find", "--json", "--timeout", "5s", capID)
 		return r.Code == 0 && strings.Contains(r.Stdout, `"rail": "evm"`) && strings.Contains(r.Stdout, m.sellerEVM.Hex())
@@ -195,8 +197,9 @@ func showEscrow(t *testing.T, repo, jobID string) escrowJSON {
 
 type evmHire struct {
 	hireJSON
-	Rail  string `json:"rail"`
-	Error string `json:"error"`
+	Rail    string `json:"rail"`
+	Error   string `json:"error"`
+	Outcome string `json:"outcome"`
 }
 
 func hireEVM(t *testing.T, repo string, args ...string) (evmHire, cliResult) {
@@ -210,19 +213,21 @@ func hireEVM(t *testing.T, repo string, args ...string) (evmHire, cliResult) {
 }
 
 type walletJSON struct {
-	Rail       string `json:"rail"`
-	Address    string `json:"address"`
-	Available  string `json:"available"`
-	Held       string `json:"held"`
-	Paid       string `json:"paid"`
-	Earned     string `json:"earned"`
-	Deposited  string `json:"deposited"`
-	Withdrawn  string `json:"withdrawn"`
-	Token      string `json:"token"`
-	Gas        string `json:"gas"`
-	Deposit    string `json:"deposit"`
-	Redeemable string `json:"redeemable"`
-	Chain      *struct {
+	Rail      string `json:"rail"`
+	Address   string `json:"address"`
+	Available string `json:"available"`
+	Held      string `json:"held"`
+	Paid      string `json:"paid"`
+	Earned    string `json:"earned"`
+	Deposited string `json:"deposited"`
+	Withdrawn string `json:"withdrawn"`
+	// Withdrawing is line money asked back, out of Available.
+	Withdrawing string `json:"withdrawing"`
+	Token       string `json:"token"`
+	Gas         string `json:"gas"`
+	Deposit     string `json:"deposit"`
+	Redeemable  string `json:"redeemable"`
+	Chain       *struct {
 		Free, Lines, Held string
 	} `json:"chain"`
 }
@@ -385,6 +390,32 @@ func TestCLIEVMRail(t *testing.T) {
 	line := walletOf(t, m.buyer).Chain.Lines
 	require.Equal(t, line, pending)
 	require.Equal(t, "9.65", addAmounts(t, got, pending))
+	// Issue 29: the balance said "available 4.95, free to spend" while all
+	// of it was asked back, and the next hire failed with base units.
+	w = walletOf(t, m.buyer)
+	require.Equal(t, "0", w.Available, "a pending withdrawal is not free to spend")
+	require.Equal(t, pending, w.Withdrawing)
+	r = swarmwage(t, "--repo", m.buyer, "wallet", "balance")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Regexp(t, `(?m)^available +0 +free to spend$`, r.Stdout)
+	require.Regexp(t, `(?m)^withdrawing +`+regexp.QuoteMeta(pending)+` +asked back`, r.Stdout)
+	ledgerAligned(t, r.Stdout)
+	// The seller restarted on a new port: the buyer dials it without a
+	// restart of its own.
+	r = swarmwage(t, "--repo", m.buyer, "peers", "connect", nodeIDOf(t, m.seller).Addrs[0])
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var poor evmHire
+	require.Eventually(t, func() bool {
+		poor, r = hireEVM(t, m.buyer, "--input-json", `{"data":[1,2]}`, "compute.statistics.mean")
+		return r.Code != 3 // until it finds the seller again
+	}, 30*time.Second, 500*time.Millisecond)
+	require.Equal(t, 7, r.Code, "insufficient funds: %s", r.Stderr)
+	require.Equal(t, "insufficient_funds", poor.Outcome)
+	require.Empty(t, poor.JobID, "nothing was locked")
+	require.Contains(t, poor.Error, "0.05 tokens")
+	require.Contains(t, poor.Error, "asked back by a pending withdrawal")
+	require.NotContains(t, poor.Error, "50000", "amounts in tokens, not base units")
+	require.Equal(t, 1, strings.Count(poor.Error, "wallet deposit"), "the advice once: %s", poor.Error)
 	got2, pending2 := withdraw(t, m.buyer)
 	require.Equal(t, "0", got2, "the notice runs")
 	require.Equal(t, pending, pending2)
@@ -397,6 +428,11 @@ func TestCLIEVMRail(t *testing.T) {
 	b = walletOf(t, m.buyer)
 	require.Equal(t, "0", b.Available)
 	require.Equal(t, "9.65", b.Withdrawn)
+	require.Equal(t, "0", b.Withdrawing)
+	r = swarmwage(t, "--repo", m.buyer, "wallet", "balance")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Regexp(t, `(?m)^withdrawn +9.65 +paid out to the node's address$`, r.Stdout)
+	ledgerAligned(t, r.Stdout)
 	require.Equal(t, "0", b.Deposit)
 
 	// The refunded job's lock voucher can never pay, even past its
@@ -412,6 +448,24 @@ func TestCLIEVMRail(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, red.Total)
 	require.Equal(t, uint8(evm.SkipCancelled), red.Skipped[lv.JobID])
+}
+
+// ledgerAligned checks that every row of the ledger (the text before the
+// first blank line) has its amount in one column: the withdrawn row was
+// printed apart, misaligned.
+func ledgerAligned(t *testing.T, out string) {
+	t.Helper()
+	ledger, _, _ := strings.Cut(out, "\n\n")
+	col := -1
+	for _, l := range strings.Split(ledger, "\n") {
+		name, rest, ok := strings.Cut(l, " ")
+		require.True(t, ok, l)
+		at := len(name) + 1 + len(rest) - len(strings.TrimLeft(rest, " "))
+		if col < 0 {
+			col = at
+		}
+		require.Equal(t, col, at, "every ledger row's amount in one column:\n%s", ledger)
+	}
 }
 
 func addAmounts(t *testing.T, a, b string) string {

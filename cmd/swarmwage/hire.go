@@ -30,6 +30,9 @@ const (
 	exitJobFailed          = 4
 	exitVerificationFailed = 5
 	exitTimedOut           = 6
+	// exitInsufficientFunds: the balance does not cover the price; nothing
+	// was locked.
+	exitInsufficientFunds = 7
 	// exitInterrupted is the shell's code for a command ended by SIGINT.
 	exitInterrupted = 130
 )
@@ -47,7 +50,8 @@ verification window for capabilities without a standard verifier); 1 other
 error; 2 usage or invalid input; 3 no seller within the price limit (--max-price, else [market] max_price) within
 the timeout; 4 the job failed at the seller (refunded); 5 verification
 failed (refunded); 6 no result within --timeout while the seller was still
-working (refunded).`,
+working (refunded); 7 insufficient funds: the available balance (on evm the
+escrow on chain) does not cover the price, nothing was locked.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
@@ -235,13 +239,9 @@ func hireRequest(c *cli.Context) (node.HireRequest, error) {
 		}
 	}
 	if p := c.String("max-price"); p != "" {
-		v, err := escrow.ParseAmount(p)
-		if err != nil {
-			return req, usageErrf("--max-price %q: %v", p, err)
-		}
-		if v <= 0 {
-			// 0 would read as "no limit" further down: refuse it here.
-			return req, usageErrf("--max-price %q: must be more than 0; leave it out for [market] max_price (default 1)", p)
+		// 0 would read as "no limit" further down: refused here.
+		if _, err := parseAmountFlag("max-price", p, railUnit(c)); err != nil {
+			return req, usageErrf("%v (leave --max-price out for [market] max_price, default 1)", err)
 		}
 		req.MaxPrice = p
 	}
@@ -306,6 +306,8 @@ func hireExitCode(outcome string) int {
 		return exitVerificationFailed
 	case node.OutcomeTimedOut:
 		return exitTimedOut
+	case node.OutcomeInsufficientFunds:
+		return exitInsufficientFunds
 	case node.OutcomeRunning:
 		return exitOK
 	default:

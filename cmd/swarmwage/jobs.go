@@ -21,7 +21,7 @@ func jobsCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
-				Usage:     "list jobs, newest first",
+				Usage:     "list jobs, newest first, with each job's state (running, delivered, released, refunded, disputed, failed: README, \"Job states\")",
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' jobs"},
@@ -45,9 +45,9 @@ func jobsCommand() *cli.Command {
 						return printJSON(c, info)
 					}
 					tw := newTable(c.App.Writer)
-					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATUS\tCREATED\n")
+					fmt.Fprintf(tw, "JOB\tROLE\tCAPABILITY\tPRICE\tSTATE\tCREATED\n")
 					for _, j := range info.Jobs {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, j.Status, j.CreatedAt.Format("2006-01-02 15:04:05"))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Role, j.Capability, j.Price, orDash(j.State), j.CreatedAt.Format("2006-01-02 15:04:05"))
 					}
 					if info.NextCursor != "" {
 						fmt.Fprintf(tw, "(the newest %d; --limit 0 lists all)\n", len(info.Jobs))
@@ -106,10 +106,13 @@ func jobsWatchCommand() *cli.Command {
 				}
 				return exitCode(hireExitCode(info.Outcome))
 			}
+			var lines eventLines
 			info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
 				return cl.WatchJob(ctx, id, func(ev market.Event) {
 					progress(ev)
-					fmt.Fprintf(c.App.ErrWriter, "%s %s %s\n", time.Now().Format("15:04:05"), ev.Type, ev.Message)
+					if line := lines.describe(ev); line != "" {
+						fmt.Fprintf(c.App.ErrWriter, "%s %s\n", time.Now().Format("15:04:05"), line)
+					}
 				})
 			})
 			if err != nil {
@@ -118,6 +121,36 @@ func jobsWatchCommand() *cli.Command {
 			return hireDone(c, info)
 		},
 	}
+}
+
+// eventLines turns a job's events into the lines 'jobs watch' prints: one
+// line per step, in words. A running job reports progress every second;
+// only the first says so, the next ones would fill a log.
+type eventLines struct {
+	running bool
+}
+
+func (l *eventLines) describe(ev market.Event) string {
+	switch ev.Type {
+	case market.EventLocked:
+		return "price held in escrow; job sent to the seller"
+	case market.EventAccepted:
+		return "the seller accepted the job"
+	case market.EventProgress:
+		if l.running {
+			return ""
+		}
+		l.running = true
+		return "the seller is running the job"
+	case market.EventResult:
+		return "output received; verifying it"
+	case market.EventError:
+		return "job failed: " + ev.Message
+	}
+	if ev.Message == "" {
+		return ev.Type
+	}
+	return ev.Type + ": " + ev.Message
 }
 
 func watchErr(id string, err error) error {
@@ -146,6 +179,9 @@ func jobsCancelCommand() *cli.Command {
 			}
 			rec, err := cl.CancelJob(c.Context, id)
 			var ae *node.APIError
+			if errors.As(err, &ae) && ae.Status == 404 {
+				return usageErrf("no bought job %q on this node ('swarmwage jobs list --role buyer' shows them)", id)
+			}
 			if errors.As(err, &ae) && ae.Status/100 == 4 {
 				return usageErr(err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -203,13 +204,12 @@ func runDaemon(c *cli.Context) error {
 		return err
 	}
 	if c.Bool(jsonFlag) {
-		if err := printJSON(c, struct {
-			node.IDInfo
-			API     string `json:"api"`
-			Gateway string `json:"gateway,omitempty"`
-		}{info, n.APIURL(), gatewayURL(n)}); err != nil {
+		// One line of JSON, so scripts can wait for it line by line.
+		line, err := json.Marshal(daemonReady{Ready: true, API: n.APIURL(), Gateway: gatewayURL(n), IDInfo: info})
+		if err != nil {
 			return err
 		}
+		fmt.Fprintf(c.App.Writer, "%s\n", line)
 	} else {
 		// One line, so scripts can wait for it.
 		gw := ""
@@ -222,7 +222,10 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-n.ShutdownRequested(): // 'swarmwage shutdown'
+	}
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
 }
@@ -235,6 +238,16 @@ func gatewayURL(n *node.Node) string {
 	return ""
 }
 
+// daemonReady is the line 'daemon --json' prints on stdout once it serves:
+// {"ready":true,"api":"http://127.0.0.1:5747","peer_id":"12D3KooW...",...}
+// with the fields of 'id --json'.
+type daemonReady struct {
+	Ready   bool   `json:"ready"`
+	API     string `json:"api"`
+	Gateway string `json:"gateway,omitempty"`
+	node.IDInfo
+}
+
 func idCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "id",
@@ -242,6 +255,9 @@ func idCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{jsonOutFlag()},
 		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageErrf("id shows this node only and takes no arguments; to see what another peer sells: 'swarmwage find CAP' (its listings), 'swarmwage peers' (connected peers and their addresses)")
+			}
 			info, err := nodeID(c)
 			if err != nil {
 				return err
@@ -277,10 +293,11 @@ func nodeID(c *cli.Context) (id node.IDInfo, err error) {
 
 func peersCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "peers",
-		Usage:     "list connected peers (needs a running daemon)",
-		ArgsUsage: " ",
-		Flags:     []cli.Flag{jsonOutFlag()},
+		Name:        "peers",
+		Usage:       "list connected peers, or connect to one ('peers connect ADDR'); needs a running daemon",
+		ArgsUsage:   " ",
+		Flags:       []cli.Flag{jsonOutFlag()},
+		Subcommands: []*cli.Command{peersConnectCommand()},
 		Action: func(c *cli.Context) error {
 			cl, err := needDaemon(c)
 			if err != nil {

@@ -206,7 +206,9 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 
 func TestCLIOfflineCommandsWorkWithoutDaemon(t *testing.T) {
 	repo := initRepo(t)
-	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.5", "--handler", "exec:python3 worker.py", "custom.me.thing")
+	worker := filepath.Join(t.TempDir(), "worker.py") // a handler's script must exist
+	require.NoError(t, os.WriteFile(worker, []byte("print('{}')\n"), 0o600))
+	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.5", "--handler", "exec:python3 "+worker, "custom.me.thing")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	r = swarmwage(t, "--repo", repo, "id", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/internal/safetext"
+	"github.com/swarmwage/swarmwage/node"
 )
 
 // Exit codes shared by every command. Commands with their own meaning for
@@ -101,6 +102,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		initCommand(),
 		daemonCommand(),
+		shutdownCommand(),
 		idCommand(),
 		statusCommand(),
 		peersCommand(),
@@ -149,7 +151,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // run executes the CLI and returns the process exit code. Every error is
 // printed exactly once, as "Error: <msg>" on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
-	app := newApp(stdout, stderr)
+	out := &countingWriter{w: stdout}
+	app := newApp(out, stderr)
 	args, err := normalizeArgs(app, args)
 	if err == nil {
 		err = app.Run(args)
@@ -168,7 +171,50 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code = exitUsage
 	}
 	fmt.Fprintf(stderr, "Error: %s\n", safetext.Escape(err.Error()))
+	if code == exitUsage && out.n == 0 && wantsJSON(args) {
+		// A script that asked for JSON reads stdout: it gets a document
+		// there too, not only the message on stderr.
+		enc := json.NewEncoder(safetext.NewWriter(stdout))
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(usageErrorDoc{Error: err.Error(), ExitCode: code, Outcome: node.OutcomeInvalidInput})
+	}
 	return code
+}
+
+// usageErrorDoc is what a command given --json prints on stdout when it
+// fails with a usage error (exit 2) before printing anything: the outcome
+// field is hire's for a request it refused.
+type usageErrorDoc struct {
+	Error    string `json:"error"`
+	ExitCode int    `json:"exit_code"`
+	Outcome  string `json:"outcome"`
+}
+
+// wantsJSON reports whether the command line asks for --json (before any
+// "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what was written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // commandPath is the command being run, as typed: "sell test".

@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/skillcard"
@@ -35,7 +34,7 @@ func sellAddCommand() *cli.Command {
 		Usage:     "list a capability for sale (announced at once when a daemon runs, else when it starts)",
 		ArgsUsage: "CAP",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "price", Required: true, Usage: "price per job in credits, e.g. 0.05"},
+			&cli.StringFlag{Name: "price", Usage: "price per job in credits (tokens on evm), e.g. 0.05 (required)"},
 			&cli.StringFlag{Name: "handler", Value: market.HandlerBuiltin, Usage: "what runs the jobs: builtin, exec:CMD or http:URL"},
 			&cli.StringFlag{Name: "input-schema", Usage: "JSON Schema file of the input (capabilities outside the taxonomy only)"},
 			&cli.StringFlag{Name: "output-schema", Usage: "JSON Schema file of the output (capabilities outside the taxonomy only)"},
@@ -58,10 +57,18 @@ func sellAddCommand() *cli.Command {
 			if c.Bool(jsonFlag) {
 				return printJSON(c, info)
 			}
-			fmt.Fprintf(c.App.Writer, "selling %s at %s credits (handler %s)\n", info.Capability, info.Price, info.Handler)
+			fmt.Fprintf(c.App.Writer, "selling %s at %s %s (handler %s)\n", info.Capability, info.Price, railUnit(c), info.Handler)
 			return nil
 		},
 	}
+}
+
+// orPlaceholder is s, or placeholder when s is empty.
+func orPlaceholder(s, placeholder string) string {
+	if s == "" {
+		return placeholder
+	}
+	return s
 }
 
 // addListingRequest checks the flags and argument of 'sell add'.
@@ -87,8 +94,11 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 			return req, usageErr(err)
 		}
 	}
-	if price, err := escrow.ParseAmount(req.Price); err != nil || price <= 0 {
-		return req, usageErrf("--price %q: want a positive amount of credits, such as 0.05", req.Price)
+	if !c.IsSet("price") {
+		return req, usageErrf("sell add needs --price, the price of one job in %s, as: sell add --price 0.05 %s", railUnit(c), orPlaceholder(req.Capability, "CAP"))
+	}
+	if _, err := parseAmountFlag("price", req.Price, railUnit(c)); err != nil {
+		return req, err
 	}
 	if card == "" {
 		if err := resolveHandler(&req); err != nil {

@@ -52,6 +52,17 @@ func TestSellApplyStoresTheExampleSellerFile(t *testing.T) {
 	r = swarmwageAt(t, root, "--repo", repo, "sell", "list", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, `"custom.examples.word-stats"`)
+
+	// Issue 29: applying the example rewrote the repo's listen and api.
+	other := filepath.Join(t.TempDir(), "other")
+	r = swarmwageAt(t, root, "--repo", other, "init", "--network", "local", "--listen", "/ip4/127.0.0.1/tcp/0", "--api", "127.0.0.1:0")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = swarmwageAt(t, root, "--repo", other, "sell", "apply", "examples/seller.toml")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	cfg, err := os.ReadFile(filepath.Join(other, "config.toml"))
+	require.NoError(t, err)
+	require.Contains(t, string(cfg), `"/ip4/127.0.0.1/tcp/0"`, "listen kept")
+	require.Contains(t, string(cfg), `api = "127.0.0.1:0"`, "api kept")
 }
 
 func TestSellApplyNamesWhatIsWrong(t *testing.T) {

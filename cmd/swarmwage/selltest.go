@@ -104,11 +104,17 @@ func printSellTest(c *cli.Context, res market.TestResult) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", state, ch.Name, ch.Detail)
 	}
 	tw.Flush()
-	if res.Passed {
+	_, stdErr := verify.OutputSchema(res.Capability)
+	switch {
+	case res.Passed && stdErr == nil:
 		fmt.Fprintf(w, "verification passed (%d checks) in %d ms: a buyer would pay for this output\n", len(res.Verification.Checks), res.DurationMS)
-	} else if res.Error != "" {
+	case res.Passed:
+		// No standard verifier: the buyer cannot judge the output itself.
+		fmt.Fprintf(w, "the output fits the listing's output schema (%d checks) in %d ms; %s has no standard verifier, so a buyer's hire ends 'delivered' and is paid when the verification window ends, unless the buyer refunds it first ('escrow refund')\n",
+			len(res.Verification.Checks), res.DurationMS, res.Capability)
+	case res.Error != "":
 		fmt.Fprintf(w, "no attempt passed the checks: %s\nthe job would fail before delivery; a buyer would see %q and be refunded\n", res.Error, publicClass(res.Error))
-	} else {
+	default:
 		fmt.Fprintf(w, "verification failed: a buyer would be refunded\n")
 	}
 }

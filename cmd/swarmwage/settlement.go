@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -189,11 +188,8 @@ func walletWithdrawCommand() *cli.Command {
 // printWallet renders the balance of an evm node: the ledger, then the
 // chain.
 func printWallet(c *cli.Context, w node.WalletInfo) {
-	printLedger(c, w.Balance, "moved into the escrow contract")
+	printLedger(c, w.Balance, w.Withdrawing, "moved into the escrow contract")
 	out := c.App.Writer
-	if w.Balance.Withdrawn != 0 {
-		fmt.Fprintf(out, "withdrawn  %s  paid out to the node's address\n", escrow.FormatAmount(w.Balance.Withdrawn))
-	}
 	fmt.Fprintf(out, "\nrail: %s, address %s\n", w.Rail, w.Address)
 	if w.Chain == nil {
 		fmt.Fprintf(out, "chain: not reachable now: %s\n", w.ChainError)

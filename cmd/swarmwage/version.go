@@ -97,8 +97,15 @@ func printVersion(c *cli.Context) error {
 	if c.Bool(jsonFlag) {
 		return printJSON(c, v)
 	}
-	_, err := fmt.Fprintln(c.App.Writer, v)
-	return err
+	if _, err := fmt.Fprintln(c.App.Writer, v); err != nil {
+		return err
+	}
+	if v.Version == "devel" && v.Commit == "unknown" {
+		// Said on stderr, so stdout stays the one line scripts parse.
+		fmt.Fprintln(c.App.ErrWriter, "this binary was built without version or VCS information (go build outside a git clone, or with -buildvcs=false, or go run); "+
+			"build it inside a clone of the repository to stamp the commit, or set both: go build -ldflags \"-X main.version=v0.1.0 -X main.commit=$(git rev-parse HEAD)\" ./cmd/swarmwage")
+	}
+	return nil
 }
 
 // rootVersionFlag is the app's --version, the same as 'swarmwage version'.

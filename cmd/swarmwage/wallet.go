@@ -74,24 +74,32 @@ func walletBalanceCommand() *cli.Command {
 	}
 }
 
-func printBalance(c *cli.Context, b escrow.Balance) { printLedger(c, b, "test credits") }
+func printBalance(c *cli.Context, b escrow.Balance) { printLedger(c, b, 0, "test credits") }
 
-// printLedger prints the ledger, with what "deposited" means on the rail.
-func printLedger(c *cli.Context, b escrow.Balance, deposited string) {
+// printLedger prints the ledger, with what "deposited" means on the rail;
+// withdrawing (evm) is line money asked back, already out of available.
+func printLedger(c *cli.Context, b escrow.Balance, withdrawing int64, deposited string) {
 	tw := newTable(c.App.Writer)
-	for _, row := range []struct {
+	type row struct {
 		name string
 		v    int64
 		note string
-	}{
-		{"available", b.Available, "free to spend"},
-		{"held", b.Held, "locked for open hires"},
-		{"paid", b.Paid, "released to sellers"},
-		{"earned", b.Earned, "credited for jobs sold"},
-		{"pending", b.Pending, "released by this node's timers, awaiting the buyers' confirmation"},
-		{"deposited", b.Deposited, deposited},
-	} {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", row.name, escrow.FormatAmount(row.v), row.note)
+	}
+	rows := []row{{"available", b.Available, "free to spend"}}
+	if withdrawing != 0 {
+		rows = append(rows, row{"withdrawing", withdrawing, "asked back by 'wallet withdraw', leaves after the escrow's notice"})
+	}
+	rows = append(rows,
+		row{"held", b.Held, "locked for open hires"},
+		row{"paid", b.Paid, "released to sellers"},
+		row{"earned", b.Earned, "credited for jobs sold"},
+		row{"pending", b.Pending, "released by this node's timers, awaiting the buyers' confirmation"},
+		row{"deposited", b.Deposited, deposited})
+	if b.Withdrawn != 0 {
+		rows = append(rows, row{"withdrawn", b.Withdrawn, "paid out to the node's address"})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, escrow.FormatAmount(r.v), r.note)
 	}
 	tw.Flush()
 }
@@ -371,6 +379,14 @@ func escrowRefundCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if prev, err := cl.EscrowGet(c.Context, c.Args().First()); err == nil && prev.Role == escrow.RoleBuyer && prev.State == escrow.StateRefunded {
+				// Refund is idempotent: say that nothing changed.
+				if c.Bool(jsonFlag) {
+					return printJSON(c, prev)
+				}
+				fmt.Fprintf(c.App.Writer, "job %s was already refunded (at %s): nothing changed\n", prev.JobID, prev.SettledAt.UTC().Format(time.RFC3339))
+				return nil
+			}
 			rec, err := cl.EscrowRefund(c.Context, c.Args().First(), c.String("reason"))
 			var ae *node.APIError
 			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
@@ -382,7 +398,7 @@ func escrowRefundCommand() *cli.Command {
 			if c.Bool(jsonFlag) {
 				return printJSON(c, rec)
 			}
-			fmt.Fprintf(c.App.Writer, "refunded job %s: %s credits back to available\n", rec.JobID, escrow.FormatAmount(rec.Amount))
+			fmt.Fprintf(c.App.Writer, "refunded job %s: %s %s back to available\n", rec.JobID, escrow.FormatAmount(rec.Amount), railUnit(c))
 			return nil
 		},
 	}

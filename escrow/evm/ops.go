@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 )
 
@@ -174,7 +175,11 @@ func (r *Rail) EnsureLine(ctx context.Context, seller common.Address, need, chun
 		amount = f
 	}
 	if amount < short {
-		return nil, fmt.Errorf("line to %s: %w: it needs %d more and the free deposit is %d; run 'swarmwage wallet deposit'", seller, ErrNotCovered, short, f)
+		asked := ""
+		if line.Withdrawing > 0 {
+			asked = fmt.Sprintf(" (%s of the line is asked back by a pending withdrawal)", escrow.FormatAmount(line.Withdrawing))
+		}
+		return nil, fmt.Errorf("line to %s: %w: it needs %s more and the free deposit is %s%s", seller, ErrNotCovered, escrow.FormatAmount(short), escrow.FormatAmount(f), asked)
 	}
 	return r.Allocate(ctx, seller, amount)
 }
@@ -303,8 +308,8 @@ func (r *Rail) CheckLock(ctx context.Context, l *Lock, open int64, now time.Time
 		return fmt.Errorf("%w: job %x is already %s on chain", ErrInvalidVoucher, l.JobID[:6], jobStateName(j.State))
 	}
 	if avail := line.Available() - open; avail < l.Amount {
-		return fmt.Errorf("%w: buyer %s's line covers %d at block %d (balance %d, withdrawing %d, open locks %d), the lock wants %d",
-			ErrNotCovered, l.Buyer, max(avail, 0), line.Block, line.Balance, line.Withdrawing, open, l.Amount)
+		return fmt.Errorf("%w: buyer %s's line covers %s at block %d (balance %s, withdrawing %s, open locks %s), the lock wants %s",
+			ErrNotCovered, l.Buyer, escrow.FormatAmount(max(avail, 0)), line.Block, escrow.FormatAmount(line.Balance), escrow.FormatAmount(line.Withdrawing), escrow.FormatAmount(open), escrow.FormatAmount(l.Amount))
 	}
 	return nil
 }

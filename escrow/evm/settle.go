@@ -576,8 +576,8 @@ func (s *Settler) CheckLock(ctx context.Context, t escrow.LockTerms, proof json.
 			return nil
 		}
 		if attempt > 0 {
-			return railErr(fmt.Errorf("%w: buyer %s's line covers %d at block %d (balance %d, withdrawing %d, this seller's open locks %d), the lock wants %d",
-				ErrNotCovered, l.Buyer, max(avail, 0), line.Block, line.Balance, line.Withdrawing, open, l.Amount))
+			return railErr(fmt.Errorf("%w: buyer %s's line covers %s at block %d (balance %s, withdrawing %s, this seller's open locks %s), the lock wants %s",
+				ErrNotCovered, l.Buyer, escrow.FormatAmount(max(avail, 0)), line.Block, escrow.FormatAmount(line.Balance), escrow.FormatAmount(line.Withdrawing), escrow.FormatAmount(open), escrow.FormatAmount(l.Amount)))
 		}
 	}
 }

@@ -7,7 +7,9 @@
 
   const CSRF_HEADER = 'X-Swarmwage-Dashboard';
   const FINAL = ['released', 'refunded', 'disputed', 'failed'];
-  const OUTCOMES = ['running', 'delivered', 'released', 'refunded', 'verification_failed', 'failed', 'timed_out', 'disputed'];
+  // OUTCOMES are the job states of the control API's "state" field (the
+  // README's "Job states"): one word for a job, as 'jobs list' shows it.
+  const OUTCOMES = ['running', 'delivered', 'released', 'refunded', 'disputed', 'failed'];
   const OUTCOME_LABEL = {
     running: 'running', delivered: 'awaiting settlement', released: 'released', refunded: 'refunded',
     verification_failed: 'verification failed', failed: 'failed', timed_out: 'timed out', disputed: 'disputed',
@@ -283,6 +285,7 @@
   }
 
   function outcomeOf(job, esc) {
+    if (job.state) return job.state;
     if (job.status === 'verification_failed' || job.status === 'timed_out') return job.status;
     if (esc && FINAL.includes(esc.state)) return esc.state;
     if (job.status === 'failed') return 'failed';
@@ -520,7 +523,8 @@
         ['Seller', h('span', { class: 'mono' }, job.seller)],
         ['Buyer', h('span', { class: 'mono' }, job.buyer)],
         ['Price', amount(job.price)],
-        ['Status', job.status],
+        ['State', outcomeOf(job, esc)],
+        ['Why', job.status === 'verification_failed' ? 'the output failed verification' : job.status === 'timed_out' ? 'no result by the deadline' : ''],
         ['Started', when(job.created_at)],
         ['Updated', when(job.updated_at)],
         ['Duration', duration(jobTime(job, esc))],
