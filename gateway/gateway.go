@@ -39,6 +39,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,6 +50,7 @@ import (
 	"time"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/gateway/x402"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -146,6 +148,8 @@ type Server struct {
 	open  bool
 	tasks *taskManager
 	mux   *http.ServeMux
+	// x402 is the door New built (evm rail), closed with the server.
+	x402 *x402.Handler
 
 	mu        sync.Mutex
 	srv       *http.Server
@@ -183,6 +187,16 @@ func New(n *node.Node, opts ...Option) (*Server, error) {
 		s.cfg.token = tok
 	}
 	perHire, perDay, _ := gc.Amounts()
+	if s.cfg.x402 == nil && n.Settler != nil {
+		// On the evm rail the gateway also serves the x402 door, with the
+		// [gateway] fee on top of the seller's price.
+		h, err := n.NewX402(x402.Config{Fee: gc.Fee}, x402.WithLogger(cfg.log))
+		if err != nil {
+			return nil, fmt.Errorf("gateway: x402 door: %w", err)
+		}
+		s.x402 = h
+		s.cfg.x402 = h
+	}
 	s.tasks = newTaskManager(nodeHirer{n}, cfg.store, Caps{MaxPerHire: perHire, MaxPerDay: perDay}, cfg.log, cfg.now)
 	s.mux = s.routes()
 	return s, nil
@@ -260,6 +274,9 @@ func (s *Server) Close() error {
 			s.closeErr = err
 		}
 		s.tasks.close()
+		if s.x402 != nil {
+			s.closeErr = errors.Join(s.closeErr, s.x402.Close())
+		}
 	})
 	return s.closeErr
 }
@@ -269,13 +286,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+CardPath, s.limit(requestTimeout, http.HandlerFunc(s.handleCard)))
 	mux.Handle("POST "+A2APath, s.limit(0, s.auth(http.HandlerFunc(s.handleA2A))))
-	x402 := s.cfg.x402
-	if x402 == nil {
-		x402 = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	door := s.cfg.x402
+	if door == nil {
+		door = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusNotImplemented, `the x402 door is off: this node is not on the evm rail ([settlement] rail = "evm" serves POST /x402/{capability})`)
 		})
 	}
-	mux.Handle("POST "+X402Path+"{capability}", s.limit(hireWait, x402))
+	mux.Handle("POST "+X402Path+"{capability}", s.limit(hireWait, door))
 	mux.Handle("/", s.limit(requestTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: the gateway serves GET %s, POST %s and POST %s{capability}", r.Method, r.URL.Path, CardPath, A2APath, X402Path))
 	})))
