@@ -512,12 +512,6 @@ func (s *Settler) topUp(r *Rail, seller common.Address, chunk int64) {
 			delete(s.topping, seller)
 			s.sellerMu.Unlock()
 		}()
-		// After the hire that asked for it has allocated (it holds the
-		// seller's lock), never racing another allocation for the same
-		// free deposit.
-		mu := s.sellerLock(seller)
-		mu.Lock()
-		defer mu.Unlock()
 		free, err := r.esc.Free(&bind.CallOpts{Context: s.ctx}, r.Address())
 		if err != nil {
 			return
