@@ -218,6 +218,7 @@ func TestListingJSONRoundTrip(t *testing.T) {
 func FuzzDecodeSignedListingNoPanic(f *testing.F) {
 	f.Add([]byte(`{"listing":{"v":1,"capability":"custom.a.b","price":"0.05","handler":"builtin","seller":"12D3KooWBFrp7Bb1ZBCfCmNxKxLGsihJ5RBhFfQnzcPhxgz4cZVG","created_at":"2026-01-01T00:00:00Z"},"signature":"AAAA"}`))
 	f.Add([]byte(`{"listing":{"price":"1e9"}}`))
+	f.Add([]byte(`{"listing":{"v":1,"capability":"custom.a.b","price":"0.05","terms":{"window_ms":-1,"max_duration_ms":9223372036854775807,"accept_horizon_ms":1}},"signature":"AAAA"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := DecodeSignedListing(data)
@@ -225,6 +226,7 @@ func FuzzDecodeSignedListingNoPanic(f *testing.F) {
 			return
 		}
 		_ = s.Verify(s.Listing.Seller, s.Listing.Capability)
+		_ = s.Listing.Unfit(time.Minute) // terms from a peer: never a panic
 	})
 }
 

@@ -26,6 +26,10 @@ type ListingTerms struct {
 	AcceptHorizonMS int64 `json:"accept_horizon_ms,omitempty"`
 }
 
+// maxTermMS bounds each of a peer's terms (a year), so that sums of them
+// in time.Duration cannot overflow.
+const maxTermMS = 365 * 24 * 3600 * 1000
+
 // acceptHorizonMargin is taken off a rail's accept horizon, besides the
 // settle grace, before a seller states it: the buyer's clock may run ahead
 // of the seller's, and the lock travels before the seller checks it.
@@ -75,6 +79,9 @@ func (t *ListingTerms) check() error {
 	}
 	if t.WindowMS <= 0 || t.MaxDurationMS <= 0 || t.AcceptHorizonMS < 0 {
 		return fmt.Errorf("terms: window_ms and max_duration_ms must be positive, accept_horizon_ms not negative")
+	}
+	if t.WindowMS > maxTermMS || t.MaxDurationMS > maxTermMS || t.AcceptHorizonMS > maxTermMS {
+		return fmt.Errorf("terms: a term over %d ms (a year)", int64(maxTermMS))
 	}
 	return nil
 }

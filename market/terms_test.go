@@ -115,4 +115,8 @@ func TestListingWithoutTermsStillVerifies(t *testing.T) {
 	signed, err = SignListing(key, bad)
 	require.NoError(t, err)
 	require.ErrorIs(t, signed.Verify(id, "compute.statistics.mean"), ErrListingMismatch)
+	bad.Terms = &ListingTerms{WindowMS: 1, MaxDurationMS: 1 << 62}
+	signed, err = SignListing(key, bad)
+	require.NoError(t, err)
+	require.ErrorIs(t, signed.Verify(id, "compute.statistics.mean"), ErrListingMismatch, "a term that would overflow a duration")
 }

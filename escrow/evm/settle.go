@@ -476,12 +476,31 @@ func (s *Settler) grow(seller common.Address, amount int64) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		line, err := s.lineOf(s.ctx, r, r.Address(), seller, false)
+		// Under the seller's lock, as coverLine: a hire allocating at the
+		// same time must see this allocation, not race it for the same
+		// free deposit.
+		mu := s.sellerLock(seller)
+		mu.Lock()
+		defer mu.Unlock()
+		line, err := s.lineOf(s.ctx, r, r.Address(), seller, true)
 		if err != nil {
 			return
 		}
-		if chunk := s.lineChunk(amount, line); line.Available() < chunk/2 {
-			s.topUp(r, seller, chunk)
+		chunk := s.lineChunk(amount, line)
+		if line.Available() >= chunk/2 {
+			return
+		}
+		free, err := r.esc.Free(&bind.CallOpts{Context: s.ctx}, r.Address())
+		if err != nil {
+			return
+		}
+		if amount := min(chunk, amountOf(free)); amount > 0 {
+			res, err := r.Allocate(s.ctx, seller, amount)
+			s.countTx("allocate", res)
+			s.dropLine(r.Address(), seller, blockOf(res))
+			if err != nil {
+				s.log.Debug("grow a line", "seller", seller, "err", err)
+			}
 		}
 	}()
 }

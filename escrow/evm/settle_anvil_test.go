@@ -365,6 +365,12 @@ func TestSettlerChainDownFailsClearlyAndResumes(t *testing.T) {
 		return buyer.record(t, escrow.RoleBuyer, "before").ChainOutcome == escrow.RailCancelled
 	}, 20*time.Second, 100*time.Millisecond)
 	require.Zero(t, buyer.balance(t).Held)
+	// The line holds only what the first job needed (the seller never
+	// accepted a released job): the seller must have seen the cancel too,
+	// or it still counts the lock as open against the line.
+	require.Eventually(t, func() bool {
+		return seller.record(t, escrow.RoleSeller, "before").ChainOutcome == escrow.RailCancelled
+	}, 20*time.Second, 100*time.Millisecond)
 	hire(t, buyer, seller, "after", 10_000, time.Minute, time.Second)
 	require.NoError(t, buyer.esc.CheckInvariant(ctx))
 }
@@ -386,17 +392,20 @@ func TestSettlerWithdraw(t *testing.T) {
 		return buyer.record(t, escrow.RoleBuyer, "job-w").ChainOutcome == escrow.RailPaid
 	}, 10*time.Second, 50*time.Millisecond)
 
-	// Buyer: 4M free leaves now; the line (1M, less nothing open) waits.
+	// The line got 40k for the first job, then, once it was released, a
+	// chunk of 1M.
+	require.Eventually(t, func() bool { return buyer.s.Stats().ByKind["allocate"] == 2 }, 10*time.Second, 50*time.Millisecond)
+	// Buyer: 3.96M free leaves now; the line (1M, less nothing open) waits.
 	res, err = buyer.s.Withdraw(ctx)
 	require.NoError(t, err)
-	require.Equal(t, WithdrawResult{Withdrawn: 4_000_000, Pending: 960_000}, res)
+	require.Equal(t, WithdrawResult{Withdrawn: 3_960_000, Pending: 1_000_000}, res)
 	res, err = buyer.s.Withdraw(ctx)
 	require.NoError(t, err)
-	require.Equal(t, WithdrawResult{Pending: 960_000}, res, "the notice still runs")
+	require.Equal(t, WithdrawResult{Pending: 1_000_000}, res, "the notice still runs")
 	n.warp(t, time.Hour+time.Minute)
 	res, err = buyer.s.Withdraw(ctx)
 	require.NoError(t, err)
-	require.Equal(t, WithdrawResult{Withdrawn: 960_000}, res)
+	require.Equal(t, WithdrawResult{Withdrawn: 1_000_000}, res)
 	require.Equal(t, int64(10_000_000-40_000), n.tokenOf(t, buyer.key.Address()))
 	b := buyer.balance(t)
 	require.Equal(t, escrow.Balance{Paid: 40_000, Deposited: 5_000_000, Withdrawn: 4_960_000}, b)
