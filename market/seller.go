@@ -491,6 +491,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	for {
 		select {
 		case res := <-done:
+			s.recordAttempts(lock.JobID, res)
 			if res.err != nil && ctx.Err() == context.Canceled && s.m.ctx.Err() == nil {
 				s.cancelled(stream, lock)
 				return
@@ -499,7 +500,6 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 				s.timedOut(stream, lock, time.Since(start))
 				return
 			}
-			s.recordAttempts(lock.JobID, res)
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
 		case <-ctx.Done():
