@@ -406,3 +406,82 @@ func TestPerDayCapCountsInTheLock(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, nodetest.Amount(t, "0.05"), spent)
 }
+
+// sse reads the data lines of an SSE answer as JSON-RPC stream responses.
+func sse(t *testing.T, r io.Reader, each func(gateway.StreamResponse) bool) {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Result gateway.StreamResponse `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &ev))
+		if !each(ev.Result) {
+			return
+		}
+	}
+}
+
+func TestSubscribeToTaskStreamsTheRest(t *testing.T) {
+	p := startPair(t, nil)
+	res, rerr := p.rpc(t, gateway.MethodSendMessage, hireMessage(capSlow, map[string]any{"expression": "pi", "precision": 2}, "0.1", true))
+	require.Nil(t, rerr)
+	task := sendTask(t, res)
+
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": gateway.MethodSubscribeToTask, "params": map[string]any{"id": task.ID}})
+	req, _ := http.NewRequest(http.MethodPost, p.url+gateway.A2APath, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	var last string
+	first := true
+	sse(t, resp.Body, func(ev gateway.StreamResponse) bool {
+		if first {
+			require.NotNil(t, ev.Task, "a subscription starts with the task")
+			require.Equal(t, task.ID, ev.Task.ID)
+			first = false
+		}
+		if ev.StatusUpdate != nil {
+			last = ev.StatusUpdate.Status.State
+			var d struct {
+				Stage string `json:"stage"`
+			}
+			for _, pt := range ev.StatusUpdate.Status.Message.Parts {
+				if pt.Data != nil && json.Unmarshal(pt.Data, &d) == nil && d.Stage == "lock" {
+					// The subscriber's buffer keeps the events while the
+					// cancel waits for the refund.
+					res, rerr := p.rpc(t, gateway.MethodCancelTask, map[string]any{"id": task.ID})
+					require.Nil(t, rerr)
+					require.Equal(t, gateway.StateCanceled, decodeTask(t, res).Status.State)
+				}
+			}
+		}
+		return true
+	})
+	require.Equal(t, gateway.StateCanceled, last, "the stream ends with the terminal state")
+
+	// Done: nothing left to subscribe to; ListTasks filters by state.
+	_, rerr = p.rpc(t, gateway.MethodSubscribeToTask, map[string]any{"id": task.ID})
+	require.NotNil(t, rerr)
+	require.Equal(t, -32004, rerr.Code)
+	res, rerr = p.rpc(t, gateway.MethodListTasks, map[string]any{"status": gateway.StateCanceled})
+	require.Nil(t, rerr)
+	var list gateway.ListTasksResponse
+	require.NoError(t, json.Unmarshal(res, &list))
+	require.Len(t, list.Tasks, 1)
+	require.Equal(t, 1, list.TotalSize)
+	res, rerr = p.rpc(t, gateway.MethodListTasks, map[string]any{"status": gateway.StateCompleted})
+	require.Nil(t, rerr)
+	require.NoError(t, json.Unmarshal(res, &list))
+	require.Empty(t, list.Tasks)
+	_, rerr = p.rpc(t, gateway.MethodGetTask, map[string]any{"id": "0123456789abcdef0123456789abcdef"})
+	require.NotNil(t, rerr)
+	require.Equal(t, -32001, rerr.Code)
+}

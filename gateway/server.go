@@ -296,11 +296,11 @@ func (s *Server) listTasks(ctx context.Context, raw json.RawMessage) (any, error
 	if p.PageToken != "" && !validTaskID(p.PageToken) {
 		return nil, fmt.Errorf("%w: pageToken %q is not one this gateway gave", errBadParams, truncate(p.PageToken))
 	}
-	recs, more, err := s.tasks.store.List(ctx, TaskFilter{ContextID: p.ContextID, State: p.Status, After: p.PageToken, Limit: size})
+	recs, more, total, err := s.tasks.store.List(ctx, TaskFilter{ContextID: p.ContextID, State: p.Status, After: p.PageToken, Limit: size})
 	if err != nil {
 		return nil, err
 	}
-	out := ListTasksResponse{Tasks: make([]Task, 0, len(recs)), PageSize: size, TotalSize: len(recs)}
+	out := ListTasksResponse{Tasks: make([]Task, 0, len(recs)), PageSize: size, TotalSize: total}
 	hist := p.HistoryLength
 	if hist == nil {
 		zero := 0

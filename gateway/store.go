@@ -43,9 +43,10 @@ type Store interface {
 	Put(ctx context.Context, rec TaskRecord) error
 	// Get returns the task of id, or ErrTaskNotFound.
 	Get(ctx context.Context, id string) (TaskRecord, error)
-	// List returns the tasks f selects, newest first, and whether more
-	// follow the page.
-	List(ctx context.Context, f TaskFilter) (recs []TaskRecord, more bool, err error)
+	// List returns the tasks f selects, newest first, whether more follow
+	// the page, and how many tasks f selects in all (counted up to
+	// maxListScan records).
+	List(ctx context.Context, f TaskFilter) (recs []TaskRecord, more bool, total int, err error)
 	// Open returns the tasks not in a terminal state, oldest first.
 	Open(ctx context.Context) ([]TaskRecord, error)
 }
@@ -117,34 +118,31 @@ func (s *BadgerStore) Get(ctx context.Context, id string) (TaskRecord, error) {
 }
 
 // List implements Store.
-func (s *BadgerStore) List(ctx context.Context, f TaskFilter) ([]TaskRecord, bool, error) {
+func (s *BadgerStore) List(ctx context.Context, f TaskFilter) ([]TaskRecord, bool, int, error) {
 	if f.Limit <= 0 {
 		f.Limit = defaultPageSize
 	}
 	var out []TaskRecord
-	more := false
+	more, total, skipped := false, 0, f.After != ""
 	err := s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Reverse = true
 		opts.Prefix = []byte(taskPrefix)
 		it := txn.NewIterator(opts)
 		defer it.Close()
-		start := append([]byte(taskPrefix), 0xff)
-		if f.After != "" {
-			start = taskKey(f.After) // reverse Seek lands on it: skipped below
-		}
 		scanned := 0
-		for it.Seek(start); it.ValidForPrefix([]byte(taskPrefix)); it.Next() {
+		// Every task is counted for the total; the page starts after f.After.
+		for it.Seek(append([]byte(taskPrefix), 0xff)); it.ValidForPrefix([]byte(taskPrefix)); it.Next() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			id, err := parseTaskKey(it.Item().Key())
-			if err != nil || id == f.After {
-				continue
-			}
 			if scanned++; scanned > maxListScan {
-				more = true
+				more = more || len(out) == f.Limit
 				return nil
+			}
+			id, err := parseTaskKey(it.Item().Key())
+			if err != nil {
+				continue
 			}
 			var rec TaskRecord
 			if err := it.Item().Value(func(v []byte) error {
@@ -154,20 +152,33 @@ func (s *BadgerStore) List(ctx context.Context, f TaskFilter) ([]TaskRecord, boo
 				continue // a corrupt record is skipped, not fatal to the list
 			}
 			if (f.ContextID != "" && rec.Task.ContextID != f.ContextID) || (f.State != "" && rec.Task.Status.State != f.State) {
+				if id == f.After {
+					skipped = false
+				}
 				continue
 			}
-			if len(out) == f.Limit {
+			total++
+			switch {
+			case skipped:
+				if id == f.After {
+					skipped = false
+				} else if id < f.After {
+					// The cursor's own task is gone: start at the next older one.
+					skipped = false
+					out = append(out, rec)
+				}
+			case len(out) < f.Limit:
+				out = append(out, rec)
+			default:
 				more = true
-				return nil
 			}
-			out = append(out, rec)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("list tasks: %w", err)
+		return nil, false, 0, fmt.Errorf("list tasks: %w", err)
 	}
-	return out, more, nil
+	return out, more, total, nil
 }
 
 // Open implements Store.

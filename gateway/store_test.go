@@ -37,8 +37,9 @@ func TestBadgerStorePagesNewestFirst(t *testing.T) {
 	var got []string
 	after := ""
 	for {
-		page, more, err := s.List(ctx, gateway.TaskFilter{After: after, Limit: 3})
+		page, more, total, err := s.List(ctx, gateway.TaskFilter{After: after, Limit: 3})
 		require.NoError(t, err)
+		require.Equal(t, 7, total)
 		for _, r := range page {
 			got = append(got, r.Task.ID)
 		}
@@ -49,9 +50,10 @@ func TestBadgerStorePagesNewestFirst(t *testing.T) {
 	}
 	require.Equal(t, []string{ids[6], ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}, got)
 
-	page, _, err := s.List(ctx, gateway.TaskFilter{ContextID: "ctx0", State: gateway.StateCompleted})
+	page, _, total, err := s.List(ctx, gateway.TaskFilter{ContextID: "ctx0", State: gateway.StateCompleted})
 	require.NoError(t, err)
 	require.Len(t, page, 2) // tasks 0 and 6
+	require.Equal(t, 2, total)
 	open, err := s.Open(ctx)
 	require.NoError(t, err)
 	require.Len(t, open, 2) // the WORKING ones: 1 and 4

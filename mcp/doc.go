@@ -11,6 +11,11 @@
 // daemon may start after the MCP server does. swarmwage_capabilities and
 // swarmwage_verify are local and work without a daemon.
 //
+// 'swarmwage mcp --http ADDR' serves the same tools over Streamable HTTP
+// (HTTPHandler, the Go SDK's StreamableHTTPHandler at /mcp) to clients that
+// send the bearer token of <repo>/gateway.token (package gateway); every
+// client of one run is one session for the per-session cap.
+//
 // # Tools
 //
 // swarmwage_capabilities (taxonomy with schemas, free), swarmwage_find
