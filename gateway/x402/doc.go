@@ -68,6 +68,12 @@
 // the TestStablecoin of 'swarmwage chain deploy --test-token' (name
 // "Swarmwage Test USD", version "2").
 //
+// Limits: the body at most MaxBody (413) and read within the body timeout
+// (DefaultBodyTimeout, 408); PAYMENT-SIGNATURE at most MaxSignatureHeader
+// (431); each chain read of a check chainTimeout; the hire its timeout, cut
+// to end a settle margin before validBefore; the settlement settleTimeout.
+// The answer's write deadline covers the hire and the settlement.
+//
 // Signatures must be 65-byte ECDSA signatures of externally owned accounts;
 // ERC-1271 and ERC-6492 smart-wallet signatures are refused.
 package x402

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"math/big"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -44,6 +45,9 @@ const (
 	settleTimeout = 2 * time.Minute
 	// maxCapabilityLen bounds the {capability} path segment.
 	maxCapabilityLen = 128
+	// DefaultBodyTimeout bounds reading the request body: a client that
+	// trickles its input holds a connection, not a hire.
+	DefaultBodyTimeout = 30 * time.Second
 )
 
 // Sentinels a Hirer wraps its errors with, so the door answers the right
@@ -132,6 +136,10 @@ func WithSettleMargin(d time.Duration) Option { return func(h *Handler) { h.sett
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(h *Handler) { h.log = l } }
 
+// WithBodyTimeout bounds reading the request body (default
+// DefaultBodyTimeout).
+func WithBodyTimeout(d time.Duration) Option { return func(h *Handler) { h.bodyTimeout = d } }
+
 // WithClock sets the clock (tests).
 func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
 
@@ -144,6 +152,7 @@ type Handler struct {
 	fee          int64
 	hireTimeout  time.Duration
 	settleMargin time.Duration
+	bodyTimeout  time.Duration
 	log          *slog.Logger
 	now          func() time.Time
 
@@ -165,7 +174,7 @@ func New(hirer Hirer, chain Chain, db *badger.DB, opts ...Option) (*Handler, err
 		return nil, errors.New("x402: new handler: hirer, chain and db are needed")
 	}
 	h := &Handler{hirer: hirer, chain: chain, db: db, hireTimeout: DefaultHireTimeout, settleMargin: DefaultSettleMargin,
-		log: slog.Default(), now: time.Now, inflight: map[string]chan struct{}{}}
+		bodyTimeout: DefaultBodyTimeout, log: slog.Default(), now: time.Now, inflight: map[string]chan struct{}{}}
 	for _, o := range opts {
 		o(h)
 	}
@@ -224,9 +233,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		failJSON(w, http.StatusNotFound, "no such capability: the path is /x402/{capability ID}")
 		return
 	}
+	// Deadlines: the body is read within bodyTimeout; the answer may take
+	// the whole hire and its settlement, whatever the server's default
+	// write timeout (servers that cannot set deadlines keep their own).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(h.bodyTimeout + h.hireTimeout + h.settleMargin + settleTimeout))
 	input, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	var mbe *http.MaxBytesError
+	var ne net.Error
 	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		failJSON(w, http.StatusRequestTimeout, fmt.Sprintf("the input did not arrive within %s", h.bodyTimeout))
+		return
 	case errors.As(err, &mbe):
 		failJSON(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the input is larger than %d bytes", MaxBody))
 		return

@@ -1,11 +1,13 @@
 package x402
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -368,4 +370,21 @@ func TestRestartSettlesVerifiedAndDropsInterrupted(t *testing.T) {
 	a2, err := getRecord(db, verified)
 	require.NoError(t, err)
 	require.Equal(t, stateSettled, a2.State)
+}
+
+// A client that sends its headers and then trickles the body gets 408
+// once the body deadline passes; no job starts.
+func TestSlowBodyTimesOut(t *testing.T) {
+	d := newDoor(t, "released", WithBodyTimeout(300*time.Millisecond))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(d.srv.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("POST /x402/compute.statistics.mean HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"data\":"))
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "the server answers instead of waiting for the rest")
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
+	require.Zero(t, d.hirer.count())
 }
