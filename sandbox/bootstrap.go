@@ -22,7 +22,7 @@ var bootstrap string
 const (
 	// bootModule is the precompiled bootstrap as the guest imports it.
 	bootModule     = "_swarmwage_boot"
-	bootModulePath = "lib/python3.12/" + bootModule + ".pyc"
+	bootModulePath = stdlibLib + "/" + bootModule + ".pyc"
 	// maxBootPyc bounds the compiled bootstrap read back from the guest or
 	// from the cache dir (about 3 KiB today).
 	maxBootPyc = 1 << 20
@@ -49,7 +49,7 @@ func guestArgs(precompiled bool) []string {
 // one-off run of the interpreter (and then stored in cacheDir, if any).
 func (s *Sandbox) bootstrapPyc(ctx context.Context, stdlib map[string]*memNode, buildSHA string) ([]byte, error) {
 	var ref []byte
-	if node, ok := stdlib["lib/python3.12/os.pyc"]; ok {
+	if node, ok := stdlib[stdlibLib+"/os.pyc"]; ok {
 		ref, _ = node.bytes()
 	}
 	if len(ref) < 16 {

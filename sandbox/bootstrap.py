@@ -12,8 +12,13 @@ def _boot():
     # CPython at the in-memory standard library, goes too.
     posix.unsetenv("PYTHONHOME")
     posix.environ.clear()
-    sys.path[:] = ["/python/lib/python3.12"]
+    sys.path[:] = ["/python/lib/python%d.%d" % sys.version_info[:2]]
     sys.modules.pop("_swarmwage_boot", None)
+    # CPython 3.11 lowers the default to 600 on WASI for its 512 KiB C
+    # stack; Python-to-Python calls do not use the C stack in 3.11, and a
+    # C recursion past the stack traps (the stack comes first in memory),
+    # which ends the job, not the host. 1000 is CPython's usual default.
+    sys.setrecursionlimit(1000)
 
     # CPython's sleep asks WASI for an absolute-deadline clock wait, which
     # wazero refuses; select with a relative timeout reaches the host's

@@ -60,9 +60,20 @@ type instance struct {
 	stopped error
 }
 
-// start launches an interpreter and returns once it waits for its job (or
-// has failed, or ctx ended).
+// start launches a Python interpreter and returns once it waits for its
+// job (or has failed, or ctx ended).
 func (s *Sandbox) start(ctx context.Context) (*instance, error) {
+	return s.launch(ctx, s.module, s.alloc, s.guest, s.snap != nil)
+}
+
+// startJS launches a QuickJS instance, as start does a Python one.
+func (s *Sandbox) startJS(ctx context.Context, e *jsEngine) (*instance, error) {
+	return s.launch(ctx, e.module, e.alloc, jsGuestConfig(), false)
+}
+
+// launch starts an instance of module with its memory from alloc, from
+// the snapshot when fromSnap is set.
+func (s *Sandbox) launch(ctx context.Context, module wazero.CompiledModule, alloc memoryAllocator, guest wazero.ModuleConfig, fromSnap bool) (*instance, error) {
 	ictx, cancel := context.WithCancelCause(s.ctx)
 	inst := &instance{
 		ctx:    ictx,
@@ -73,15 +84,15 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 		clock:  newJobClock(),
 		done:   make(chan struct{}),
 	}
-	cfg := s.guest.
+	cfg := guest.
 		WithStdin(inst.stdin).
 		WithStdout(inst.stdout).
 		WithStderr(inst.stderr).
 		WithNanotime(inst.clock.nanotime, 1).
 		WithNanosleep(inst.nanosleep).
 		WithOsyield(inst.yield)
-	mctx := experimental.WithMemoryAllocator(ictx, s.alloc)
-	if s.snap != nil {
+	mctx := experimental.WithMemoryAllocator(ictx, alloc)
+	if fromSnap {
 		mctx = experimental.WithMemoryAllocator(ictx, s.snapAlloc)
 		cfg = cfg.WithStartFunctions()
 	}
@@ -96,8 +107,8 @@ func (s *Sandbox) start(ctx context.Context) (*instance, error) {
 	s.mu.RUnlock()
 	go func() {
 		defer s.wg.Done()
-		mod, err := s.runtime.InstantiateModule(mctx, s.module, cfg)
-		if err == nil && s.snap != nil {
+		mod, err := s.runtime.InstantiateModule(mctx, module, cfg)
+		if err == nil && fromSnap {
 			err = s.resume(ictx, mod, inst.stdin)
 		}
 		if mod != nil {

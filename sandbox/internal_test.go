@@ -98,7 +98,7 @@ func TestJobReaderServesPayloadThenEOF(t *testing.T) {
 func TestStdlibFromBuild(t *testing.T) {
 	b, err := loadBuild()
 	require.NoError(t, err)
-	require.NoError(t, fstest.TestFS(newMemFS(b.stdlib), "lib/python3.12/os.pyc", "lib/python3.12/encodings/utf_8.pyc", "lib/python3.12/json/__init__.pyc"))
+	require.NoError(t, fstest.TestFS(newMemFS(b.stdlib), stdlibLib+"/os.pyc", stdlibLib+"/encodings/utf_8.pyc", stdlibLib+"/json/__init__.pyc"))
 }
 
 func TestMemFS(t *testing.T) {
@@ -137,7 +137,18 @@ func FuzzMemoryImageNoPanic(f *testing.F) {
 		img, err := memoryImage(b)
 		if err == nil {
 			require.LessOrEqual(t, len(img), maxMemoryImage)
-			_, _ = stdlibFS(img)
+		}
+	})
+}
+
+func FuzzStdlibFSNoPanic(f *testing.F) {
+	f.Add(stdlibZipBytes[len(stdlibZipBytes)-22:])
+	f.Add([]byte("PK\x05\x06"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if files, err := stdlibFS(b); err == nil {
+			for _, n := range files {
+				_, _ = n.bytes()
+			}
 		}
 	})
 }

@@ -1,7 +1,28 @@
-// Package sandbox runs untrusted Python for the code.execute.sandboxed
-// capability: CPython 3.12 built for WASI (embedded in the binary) on the
-// wazero runtime, with no host filesystem, no sockets, no host environment,
-// capped output, a wall-clock timeout and a memory cap.
+// Package sandbox runs untrusted Python and JavaScript for the
+// code.execute.sandboxed capability: CPython 3.11 and QuickJS built for
+// WASI (embedded in the binary) on the wazero runtime, with no host
+// filesystem, no sockets, no host environment, capped output, a
+// wall-clock timeout and a memory cap. Python is the default language;
+// javascript.go describes the JavaScript runtime.
+//
+// # The builds
+//
+// Both interpreters are built here from pinned sources (sandbox/wasi/SOURCES:
+// Debian's python3.11 and quickjs source packages, wasi-libc from
+// bookworm, clang-19 and lld-19 from bookworm, binaryen 132 from npm) by
+// python/refresh.sh and javascript/refresh.sh: CPython at -O3 with
+// pymalloc, QuickJS at -O2, both then wasm-opt -O2, and CPython then
+// instrumented with Asyncify for the snapshot. The scripts are
+// reproducible (SOURCE_DATE_EPOCH, -ffile-prefix-map, no debug info, a
+// stdlib zip with sorted names and fixed times). New checks the sha256 of
+// every embedded file against its SHA256 file and refuses a mismatch.
+// CI (.ci/sandbox-builds) rebuilds them only when those inputs change: it
+// keeps their hash in sandbox/wasi/INPUTS, and a rebuild must reproduce
+// the committed bytes. CPython is 3.11, not 3.13: the wasi-libc that
+// 3.13's WASI build needs (trixie's 0.0~git20241209) is listed in the
+// Debian index but its archives are not served by the mirror here, and
+// bookworm's wasi-libc (2022-05, about WASI SDK 16) is the one CPython
+// 3.11's Tools/wasm targets.
 //
 // It implements the sandbox contract of the capability taxonomy
 // (docs/specs/capability-taxonomy-v0.1.md, "code.execute.sandboxed"):
@@ -40,9 +61,9 @@
 // Every linear memory starts as a copy-on-write mapping of an image
 // (memory_linux.go): the snapshot's, or the build's data segments, so an
 // instance costs the pages its interpreter writes, not a copy. The
-// standard library, which the build ships as a zip inside its data
-// segment, is served from memory as a read-only directory, each file
-// inflated on first use, because zipimport is slow in wasm. The bootstrap
+// standard library, a zip of .pyc files embedded next to the build
+// (python/stdlib.zip), is served from memory as a read-only directory,
+// each file inflated on first use, because zipimport is slow in wasm. The bootstrap
 // is compiled once per build for start-ups without a snapshot. A small
 // pool of interpreters already restored waits for code on stdin; each job
 // still gets a fresh instance that no other job touched, and the pool
@@ -57,10 +78,13 @@
 // interrupt.go (the countdown), snapshot.go (the started interpreter
 // every instance restores), bootstrap.py and bootstrap.go (the guest side of the job protocol and its
 // precompilation), wasm.go (the embedded build and its standard library),
-// memory*.go (linear memory that grows in place), bench.go (the figures
-// behind `swarmwage bench sandbox`), python/ (the instrumented build, its
-// VERSION, SHA256, UPSTREAM_SHA256, ASYNCIFY, LICENSE, refresh.sh, and the
-// asyncify helper refresh.sh runs).
+// memory*.go (linear memory that grows in place), javascript.go (the
+// QuickJS runtime), bench.go (the figures behind `swarmwage bench
+// sandbox`), python/ (the instrumented build, stdlib.zip, VERSION, SHA256,
+// ASYNCIFY, LICENSE, refresh.sh, stdlib.py, and the asyncify helper
+// refresh.sh runs), javascript/ (quickjs.wasm.zst, main.c, SHA256,
+// VERSION, LICENSE, refresh.sh), wasi/ (the pinned SOURCES, the INPUTS
+// hash and common.sh, the toolchain part of both refresh scripts).
 package sandbox
 
 import (
@@ -69,6 +93,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,8 +107,15 @@ import (
 // Capability is the capability ID this package serves.
 const Capability = "code.execute.sandboxed"
 
-// LanguagePython is the only language of taxonomy v0.1.
-const LanguagePython = "python"
+// Languages of code.execute.sandboxed (taxonomy v0.2) this package runs:
+// python (the default) and javascript.
+const (
+	LanguagePython     = "python"
+	LanguageJavaScript = "javascript"
+)
+
+// Languages lists the languages a Sandbox runs, the default first.
+func Languages() []string { return []string{LanguagePython, LanguageJavaScript} }
 
 const (
 	// DefaultTimeoutMS is the timeout of a request that names none (taxonomy v0.1).
@@ -112,7 +144,7 @@ var (
 	// endpoint answers it with HTTP 400.
 	ErrInvalidRequest = errors.New("invalid sandbox request")
 	// ErrUnsupportedLanguage is returned when Request.Language names a
-	// language other than python. It wraps ErrInvalidRequest.
+	// language other than python and javascript. It wraps ErrInvalidRequest.
 	ErrUnsupportedLanguage = fmt.Errorf("%w: unsupported language", ErrInvalidRequest)
 	// ErrTimeoutTooLarge is returned when Request.TimeoutMS exceeds
 	// MaxTimeoutMS. It wraps ErrInvalidRequest.
@@ -123,9 +155,9 @@ var (
 
 // Request is the input of code.execute.sandboxed (taxonomy v0.1).
 type Request struct {
-	// Code is the Python program, run as __main__.
+	// Code is the program: Python run as __main__, or a JavaScript script.
 	Code string `json:"code"`
-	// Language must be "python" or empty (meaning python).
+	// Language is "python" (or empty, meaning python) or "javascript".
 	Language string `json:"language,omitempty"`
 	// Stdin is what the program reads from sys.stdin.
 	Stdin string `json:"stdin,omitempty"`
@@ -157,16 +189,25 @@ type Result struct {
 type Runtime struct {
 	// Capability is always "code.execute.sandboxed".
 	Capability string `json:"capability"`
-	// Language is "python".
+	// Language is the default language, "python".
 	Language string `json:"language"`
-	// PythonVersion is the CPython version, e.g. "3.12.0".
+	// Languages are the languages the sandbox runs, the default first:
+	// "python", "javascript".
+	Languages []string `json:"languages"`
+	// PythonVersion is the CPython version, e.g. "3.11.2".
 	PythonVersion string `json:"python_version"`
-	// Build names the interpreter build: npm package and version.
+	// Build names the interpreter build: CPython compiled from Debian's
+	// source package by python/refresh.sh.
 	Build string `json:"build"`
 	// BuildSHA256 is the sha256 of the uncompressed python.wasm as
-	// embedded: the package's build after python/refresh.sh instrumented
-	// it (python/UPSTREAM_SHA256 has the package's own).
+	// embedded (python/refresh.sh built and instrumented it).
 	BuildSHA256 string `json:"build_sha256"`
+	// JavaScriptEngine is the JavaScript engine and its version, e.g.
+	// "quickjs 2025-04-26".
+	JavaScriptEngine string `json:"javascript_engine"`
+	// JavaScriptBuildSHA256 is the sha256 of the uncompressed quickjs.wasm
+	// as embedded (javascript/refresh.sh built it).
+	JavaScriptBuildSHA256 string `json:"javascript_build_sha256"`
 	// Engine is the WebAssembly runtime, "wazero".
 	Engine string `json:"engine"`
 	// EngineVersion is the wazero release, e.g. "v1.12.0".
@@ -195,7 +236,7 @@ type Limits struct {
 	StdinMaxBytes int `json:"stdin_max_bytes"`
 }
 
-// Sandbox runs Python jobs, each in a fresh wazero instance. It is safe for
+// Sandbox runs Python and JavaScript jobs, each in a fresh wazero instance. It is safe for
 // concurrent use; Close releases it.
 type Sandbox struct {
 	cfg     config
@@ -211,6 +252,8 @@ type Sandbox struct {
 	snap      *snapshot
 	snapAlloc memoryAllocator
 	globals   []uint32
+	// js runs JavaScript jobs; it compiles on the first one.
+	js *jsEngine
 
 	// ctx is the parent of every instance; Close cancels it.
 	ctx    context.Context
@@ -265,6 +308,7 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		cfg:     cfg,
 		log:     slog.Default().With("logger", "swarmwage/sandbox"),
 		running: make(chan struct{}, cfg.maxConcurrent),
+		js:      &jsEngine{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer func() {
@@ -328,14 +372,18 @@ func New(ctx context.Context, opts ...Option) (_ *Sandbox, err error) {
 		// importing the compiled bootstrap would put others there.
 		s.startFromSnapshot(ctx, guestConfig(stdlib, guestArgs(false)))
 	}
+	jsVer, jsSum := jsInfo()
 	s.info = Runtime{
-		Capability:    Capability,
-		Language:      LanguagePython,
-		PythonVersion: build.version,
-		Build:         buildPackage + "@" + build.version,
-		BuildSHA256:   build.sha256,
-		Engine:        "wazero",
-		EngineVersion: EngineVersion,
+		Capability:            Capability,
+		Language:              LanguagePython,
+		Languages:             Languages(),
+		PythonVersion:         build.version,
+		Build:                 buildName,
+		BuildSHA256:           build.sha256,
+		JavaScriptEngine:      "quickjs " + jsVer,
+		JavaScriptBuildSHA256: jsSum,
+		Engine:                "wazero",
+		EngineVersion:         EngineVersion,
 		Limits: Limits{
 			TimeoutDefaultMS: DefaultTimeoutMS,
 			TimeoutMaxMS:     MaxTimeoutMS,
@@ -426,18 +474,45 @@ func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
 	case <-s.ctx.Done():
 		return Result{}, ErrClosed
 	}
-	inst, err := s.take(ctx)
+	var inst *instance
+	if req.Language == LanguageJavaScript {
+		inst, err = s.takeJS(ctx)
+	} else {
+		inst, err = s.take(ctx)
+	}
 	if err != nil {
 		return Result{}, err
 	}
 	return inst.run(ctx, jobPayload(req), timeout)
 }
 
+// takeJS starts a QuickJS instance for a job.
+func (s *Sandbox) takeJS(ctx context.Context) (*instance, error) {
+	e, err := s.javascript(s.ctx)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		return nil, err
+	}
+	inst, err := s.startJS(ctx, e)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return inst, nil
+}
+
 // checkRequest validates req and returns its effective timeout.
 func checkRequest(req Request) (time.Duration, error) {
 	switch {
-	case req.Language != "" && req.Language != LanguagePython:
-		return 0, fmt.Errorf("%w: %q (only %q)", ErrUnsupportedLanguage, req.Language, LanguagePython)
+	case req.Language != "" && req.Language != LanguagePython && req.Language != LanguageJavaScript:
+		return 0, fmt.Errorf("%w: %q (this sandbox runs %s)", ErrUnsupportedLanguage, req.Language, strings.Join(Languages(), ", "))
 	case req.TimeoutMS > MaxTimeoutMS:
 		return 0, fmt.Errorf("%w: timeout_ms %d > %d", ErrTimeoutTooLarge, req.TimeoutMS, MaxTimeoutMS)
 	case req.TimeoutMS < 0:
@@ -539,6 +614,8 @@ func (s *Sandbox) WaitReady(ctx context.Context) error {
 // releases the runtime. It is idempotent.
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		// Waits for a QuickJS compile under way; none starts after.
+		s.js.once.Do(func() { s.js.err = ErrClosed })
 		s.mu.Lock()
 		s.cancel()
 		s.mu.Unlock()
@@ -555,6 +632,7 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		if s.snapAlloc != nil {
 			s.closeErr = errors.Join(s.closeErr, s.snapAlloc.Close())
 		}
+		s.closeErr = errors.Join(s.closeErr, s.js.close())
 	})
 	return s.closeErr
 }

@@ -512,7 +512,7 @@ func TestRequestValidation(t *testing.T) {
 		req  sandbox.Request
 		err  error
 	}{
-		{name: "language", req: sandbox.Request{Code: "print(1)", Language: "javascript"}, err: sandbox.ErrUnsupportedLanguage},
+		{name: "language", req: sandbox.Request{Code: "print(1)", Language: "bash"}, err: sandbox.ErrUnsupportedLanguage},
 		{name: "timeout too large", req: sandbox.Request{Code: "print(1)", TimeoutMS: sandbox.MaxTimeoutMS + 1}, err: sandbox.ErrTimeoutTooLarge},
 		{name: "negative timeout", req: sandbox.Request{Code: "print(1)", TimeoutMS: -1}, err: sandbox.ErrInvalidRequest},
 		{name: "empty code", req: sandbox.Request{}, err: sandbox.ErrInvalidRequest},
@@ -588,7 +588,7 @@ func TestOptionsValidated(t *testing.T) {
 func TestRuntimeDescriptor(t *testing.T) {
 	rt := sharedSandbox(t).Runtime()
 	require.Equal(t, "python", rt.Language)
-	require.Equal(t, "3.12.0", rt.PythonVersion)
+	require.Equal(t, "3.11.2", rt.PythonVersion)
 	require.Equal(t, "wazero", rt.Engine)
 	require.Equal(t, sandbox.DefaultTimeoutMS, rt.Limits.TimeoutDefaultMS)
 	require.Equal(t, sandbox.MaxTimeoutMS, rt.Limits.TimeoutMaxMS)
@@ -599,7 +599,8 @@ func TestRuntimeDescriptor(t *testing.T) {
 
 	b, err := json.Marshal(rt)
 	require.NoError(t, err)
-	require.Contains(t, string(b), `"python_version":"3.12.0"`)
+	require.Contains(t, string(b), `"python_version":"3.11.2"`)
+	require.Contains(t, string(b), `"languages":["python","javascript"]`)
 	require.Contains(t, string(b), `"timeout_max_ms":30000`)
 
 	// The guest reports the version the descriptor claims.
@@ -614,12 +615,16 @@ func TestEngineVersionMatchesGoMod(t *testing.T) {
 	require.Equal(t, sandbox.EngineVersion, strings.TrimSpace(string(out)))
 }
 
-// The committed build must be what python/SHA256 and python/VERSION say; New
-// checks the hash, this checks the files agree with each other in form.
+// The committed builds must be what their SHA256 and VERSION files say;
+// New checks the hashes, this checks the files agree with each other in form.
 func TestBuildFilesWellFormed(t *testing.T) {
 	sum, err := os.ReadFile("python/SHA256")
 	require.NoError(t, err)
-	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}  python.wasm\n$`), string(sum))
+	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}  python.wasm\n[0-9a-f]{64}  stdlib.zip\n$`), string(sum))
+	jsSum, err := os.ReadFile("javascript/SHA256")
+	require.NoError(t, err)
+	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}  quickjs.wasm\n$`), string(jsSum))
+	require.Equal(t, strings.Fields(string(jsSum))[0], sharedSandbox(t).Runtime().JavaScriptBuildSHA256)
 	version, err := os.ReadFile("python/VERSION")
 	require.NoError(t, err)
 	require.Equal(t, sharedSandbox(t).Runtime().PythonVersion+"\n", string(version))

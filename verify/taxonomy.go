@@ -345,8 +345,8 @@ func taxonomy() []*capSpec {
 		},
 		{
 			template:    "code.execute.sandboxed",
-			description: "run Python in a WASM sandbox (no files, no network, bounded output, timeout)",
-			input:       `{"type":"object","required":["code"],"properties":{"code":{"type":"string","minLength":1},"language":{"enum":["python"]},"stdin":{"type":"string"},"timeout_ms":{"type":"integer","minimum":1,"maximum":30000}}}`,
+			description: "run Python or JavaScript in a WASM sandbox (no files, no network, bounded output, timeout)",
+			input:       `{"type":"object","required":["code"],"properties":{"code":{"type":"string","minLength":1},"language":{"enum":["python","javascript"]},"stdin":{"type":"string"},"timeout_ms":{"type":"integer","minimum":1,"maximum":30000}}}`,
 			output:      `{"type":"object","required":["stdout","stderr","exit_code","duration_ms","truncated"],"properties":{"stdout":{"type":"string"},"stderr":{"type":"string"},"exit_code":{"type":"integer"},"duration_ms":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}}}`,
 			checks:      []string{ckExitCode, ckDurationTimeout},
 			verify:      verifyExecute,

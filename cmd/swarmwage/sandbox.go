@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -18,6 +20,7 @@ const (
 	fileFlag        = "file"
 	codeFlag        = "code"
 	stdinFlag       = "stdin"
+	languageFlag    = "language"
 	timeoutMSFlag   = "timeout-ms"
 	benchNFlag      = "n"
 	benchJobsFlag   = "jobs"
@@ -30,7 +33,7 @@ const (
 func sandboxCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "sandbox",
-		Usage:       "run Python in the code.execute.sandboxed sandbox, locally",
+		Usage:       "run Python or JavaScript in the code.execute.sandboxed sandbox, locally",
 		Subcommands: []*cli.Command{sandboxRunCommand()},
 	}
 }
@@ -38,7 +41,7 @@ func sandboxCommand() *cli.Command {
 func sandboxRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "run a Python program in the sandbox (no daemon needed); exits with the program's exit code",
+		Usage: "run a Python (or JavaScript) program in the sandbox (no daemon needed); exits with the program's exit code",
 		Description: "Prints the program's stdout and stderr and exits with its exit code (124 on timeout).\n" +
 			"With --json prints the Result document {stdout, stderr, exit_code, duration_ms, truncated} and exits 0.\n" +
 			"The compiled interpreter is cached under <repo>/cache/wazero when the repo exists, else in the user cache dir.",
@@ -46,6 +49,7 @@ func sandboxRunCommand() *cli.Command {
 			&cli.StringFlag{Name: fileFlag, Usage: "read the program from `FILE` ('-' for standard input)"},
 			&cli.StringFlag{Name: codeFlag, Usage: "the program text"},
 			&cli.StringFlag{Name: stdinFlag, Usage: "what the program reads on its standard input"},
+			&cli.StringFlag{Name: languageFlag, Value: sandbox.LanguagePython, Usage: "the program's `LANGUAGE`: python or javascript"},
 			&cli.IntFlag{Name: timeoutMSFlag, Value: sandbox.DefaultTimeoutMS, Usage: fmt.Sprintf("wall-clock limit in milliseconds, at most %d", sandbox.MaxTimeoutMS)},
 			jsonOutFlag(),
 		},
@@ -61,7 +65,10 @@ func sandboxRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := sandbox.Request{Code: code, Language: sandbox.LanguagePython, Stdin: c.String(stdinFlag), TimeoutMS: c.Int(timeoutMSFlag)}
+	req := sandbox.Request{Code: code, Language: c.String(languageFlag), Stdin: c.String(stdinFlag), TimeoutMS: c.Int(timeoutMSFlag)}
+	if !slices.Contains(sandbox.Languages(), req.Language) {
+		return usageErrf("--%s %q: want one of %s", languageFlag, req.Language, strings.Join(sandbox.Languages(), ", "))
+	}
 	if req.TimeoutMS <= 0 {
 		return usageErrf("--%s %d: want 1 to %d", timeoutMSFlag, req.TimeoutMS, sandbox.MaxTimeoutMS)
 	}

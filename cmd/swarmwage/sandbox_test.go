@@ -48,6 +48,11 @@ func TestSandboxRun(t *testing.T) {
 		{name: "both", args: []string{"--code", "print(1)", "--file", prog}, code: 2, stderr: "exactly one of"},
 		{name: "timeout too large", args: []string{"--code", "print(1)", "--timeout-ms", "40000"}, code: 2, stderr: "timeout too large"},
 		{name: "missing file", args: []string{"--file", filepath.Join(repo, "nope.py")}, code: 2, stderr: "nope.py"},
+		{name: "javascript", args: []string{"--language", "javascript", "--code", "console.log(1+1)"}, code: 0, stdout: "2\n"},
+		{name: "javascript exception", args: []string{"--language", "javascript", "--code", "null.x"}, code: 1, stderr: "TypeError"},
+		{name: "javascript exit code", args: []string{"--language", "javascript", "--code", "process.exit(7)"}, code: 7},
+		{name: "python by name", args: []string{"--language", "python", "--code", "print(3)"}, code: 0, stdout: "3\n"},
+		{name: "unknown language", args: []string{"--language", "bash", "--code", "echo 1"}, code: 2, stderr: "want one of python, javascript"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,14 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
 // code.execute.sandboxed
 //
-// The handler decodes the taxonomy input, refuses a language other than the
-// runtime's (HTTP 400, as the spec requires) and hands the job to the
+// The handler decodes the taxonomy input, refuses a language the runtime
+// does not list (HTTP 400 naming the ones it runs, as the spec requires) and hands the job to the
 // SandboxRunner. A guest failure (exception, timeout) is a normal output with
 // its exit code; sandbox.ErrInvalidRequest and the errors that wrap it
 // (ErrUnsupportedLanguage, ErrTimeoutTooLarge) become *InputError.
@@ -84,9 +86,13 @@ func (h sandboxHandler) request(in sandboxInput) (sandbox.Request, []string) {
 	}
 	if in.Language != nil && *in.Language != "" {
 		rt := h.runner.Runtime()
-		if *in.Language != rt.Language {
-			reasons = append(reasons, fmt.Sprintf("language %q does not match this seller's runtime %q (%s); see GET /capabilities/%s/runtime",
-				*in.Language, rt.Language, rt.PythonVersion, CapCodeSandboxed))
+		langs := rt.Languages
+		if len(langs) == 0 { // a runner from before v0.2 lists only its default
+			langs = []string{rt.Language}
+		}
+		if !slices.Contains(langs, *in.Language) {
+			reasons = append(reasons, fmt.Sprintf("language %q is not run by this seller, which runs %s; see GET /capabilities/%s/runtime",
+				*in.Language, strings.Join(langs, ", "), CapCodeSandboxed))
 		}
 		req.Language = *in.Language
 	}

@@ -108,3 +108,25 @@ func TestSandboxedRealPython(t *testing.T) {
 	_, err = run(t, r, CapCodeSandboxed, map[string]any{"code": "print(1)", "language": "ruby"})
 	requireInputError(t, err)
 }
+
+func TestSandboxedRealJavaScript(t *testing.T) {
+	sb, err := realSandbox()
+	require.NoError(t, err)
+	r := newTestRegistry(t, WithSandbox(sb))
+	out, err := run(t, r, CapCodeSandboxed, map[string]any{"code": "console.log(1+1, readStdin())", "language": "javascript", "stdin": "in"})
+	require.NoError(t, err)
+	var res sandbox.Result
+	require.NoError(t, json.Unmarshal(out, &res))
+	require.Equal(t, sandbox.Result{Stdout: "2 in\n", DurationMS: res.DurationMS}, res)
+	rt, ok := r.SandboxRuntime()
+	require.True(t, ok)
+	require.Equal(t, []string{"python", "javascript"}, rt.Languages)
+}
+
+// A language the runner does not run is a 400 naming the ones it does.
+func TestSandboxedLanguageRefusalNamesSupported(t *testing.T) {
+	r := newTestRegistry(t, WithSandbox(&fakeRunner{}))
+	_, err := run(t, r, CapCodeSandboxed, map[string]any{"code": "1", "language": "javascript"})
+	requireInputError(t, err)
+	require.ErrorContains(t, err, "runs python")
+}

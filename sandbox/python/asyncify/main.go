@@ -1,9 +1,11 @@
 // Command asyncify helps python/refresh.sh instrument the CPython build
 // with Binaryen's Asyncify for the sandbox's snapshot (sandbox/snapshot.go).
 //
-//	asyncify stack python.wasm bootstrap.py
+//	asyncify stack python.wasm bootstrap.py HOME
 //
-// runs `python -S -B -c <bootstrap.py>` on wazero and prints, comma
+// runs `python -S -B -c <bootstrap.py>` on wazero, with the directory
+// HOME (lib/pythonX.Y inside) mounted read-only as PYTHONHOME /python the
+// way the sandbox serves its standard library, and prints, comma
 // separated, the names (f<index>) of the functions on the wasm stack when
 // the interpreter first reads stdin: the functions Asyncify must
 // instrument (its onlylist) to unwind and rewind from there.
@@ -40,8 +42,8 @@ func main() {
 
 func run(args []string) error {
 	switch {
-	case len(args) == 3 && args[0] == "stack":
-		names, err := readStack(args[1], args[2])
+	case len(args) == 4 && args[0] == "stack":
+		names, err := readStack(args[1], args[2], args[3])
 		if err != nil {
 			return err
 		}
@@ -58,14 +60,14 @@ func run(args []string) error {
 		}
 		return os.WriteFile(args[2], out, 0o644)
 	}
-	return errors.New("usage: asyncify stack python.wasm bootstrap.py | asyncify names in.wasm out.wasm")
+	return errors.New("usage: asyncify stack python.wasm bootstrap.py HOME | asyncify names in.wasm out.wasm")
 }
 
 // readStack returns the stack at the first read of stdin. A listener on
 // every function records the functions that return after that read
 // (the inner frames) until one makes a call, whose stack iterator gives
 // the outer frames.
-func readStack(wasmPath, bootstrapPath string) ([]string, error) {
+func readStack(wasmPath, bootstrapPath, home string) ([]string, error) {
 	ctx := context.Background()
 	wasm, err := os.ReadFile(wasmPath)
 	if err != nil {
@@ -85,6 +87,8 @@ func readStack(wasmPath, bootstrapPath string) ([]string, error) {
 	}
 	cfg := wazero.NewModuleConfig().
 		WithArgs("python", "-S", "-B", "-c", string(boot)).
+		WithEnv("PYTHONHOME", "/python").
+		WithFSConfig(wazero.NewFSConfig().WithReadOnlyDirMount(home, "/python")).
 		WithStdin(armReader{rec}).
 		WithStderr(os.Stderr)
 	_, err = r.InstantiateModule(ctx, mod, cfg)
