@@ -544,6 +544,8 @@ func (s *Settler) redeem(ctx context.Context, r *Rail, force bool) (redeemResult
 			if r.SettledAt.Before(oldest0) {
 				oldest0 = r.SettledAt
 			}
+			// A payout that vanished in a reorg was due already: again now.
+			force = force || r.ChainProvisional
 		case claimable(r):
 			claims0++
 		}
