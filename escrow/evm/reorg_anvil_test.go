@@ -305,7 +305,7 @@ func TestSettlerAllocationVanishedInAReorgIsMadeAgain(t *testing.T) {
 		line, err := r.LineOf(ctx, buyer.key.Address(), seller.key.Address())
 		return err == nil && line.Available() >= 40_000
 	}, 20*time.Second, 50*time.Millisecond, "allocated again")
-	require.Positive(t, buyer.s.Stats().Vanished)
+	require.Eventually(t, func() bool { return buyer.s.Stats().Vanished > 0 }, 20*time.Second, 50*time.Millisecond, "counted once its transaction is confirmed")
 
 	releaseTo(t, buyer, seller, "job-a")
 	seller.s.RedeemSoon()
