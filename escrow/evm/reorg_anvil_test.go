@@ -427,3 +427,86 @@ func (rn *railNode) depositTx(t *testing.T) common.Hash {
 	t.Fatal("no deposit of the node on chain")
 	return common.Hash{}
 }
+
+// TestSettlerReorgsDuringHiresConverge is the fault run of issue 22 at
+// the package level: rounds of hires (every other one fails verification
+// and is refunded), each round's blocks then replaced by a reorg deeper
+// than the confirmation depth (its allocation, payouts and cancels with
+// them). Afterwards both ledgers and the chain agree job by job, no
+// refunded job is paid, and no token is created or lost.
+func TestSettlerReorgsDuringHiresConverge(t *testing.T) {
+	n, buyer, seller := reorgNet(t, SettlerConfig{})
+	ctx := t.Context()
+	const rounds, perRound, amount = 3, 4, 10_000
+	var jobs []string
+	released := map[string]bool{}
+	faults := 0
+	for round := range rounds {
+		snap := n.snapshot(t)
+		var these []string
+		for i := range perRound {
+			id := fmt.Sprintf("job-%d-%d", round, i)
+			hire(t, buyer, seller, id, amount, time.Minute, 10*time.Second)
+			if i%2 == 0 {
+				releaseTo(t, buyer, seller, id)
+				released[id] = true
+			} else {
+				st, err := buyer.esc.Refund(ctx, id, "verification failed", []string{"value_matches"})
+				require.NoError(t, err)
+				require.NoError(t, seller.esc.ApplySettle(ctx, st))
+			}
+			these = append(these, id)
+		}
+		require.Eventually(t, func() bool {
+			for _, id := range these {
+				if buyer.record(t, escrow.RoleBuyer, id).ChainOutcome == "" || seller.record(t, escrow.RoleSeller, id).ChainOutcome == "" {
+					return false
+				}
+			}
+			return true
+		}, 30*time.Second, 50*time.Millisecond, "round %d settled on chain", round)
+		n.reorg(t, snap)
+		faults++
+		jobs = append(jobs, these...)
+	}
+	divergences := func() (div, wrong int, why string) {
+		for _, id := range jobs {
+			b, s := buyer.record(t, escrow.RoleBuyer, id), seller.record(t, escrow.RoleSeller, id)
+			chain := n.jobState(t, buyer.key.Address(), seller.key.Address(), id)
+			want := escrow.RailCancelled
+			if released[id] {
+				want = escrow.RailPaid
+			}
+			ok := b.ChainOutcome == want && s.ChainOutcome == want && !b.ChainProvisional && !s.ChainProvisional
+			if released[id] {
+				ok = ok && chain == 1 && b.State == escrow.StateReleased && s.State == escrow.StateReleased && !s.Provisional
+			} else {
+				ok = ok && chain == 2 && b.State == escrow.StateRefunded && !b.RefundPending && s.State == escrow.StateDisputed
+				if chain == 1 || s.State == escrow.StateReleased {
+					wrong++
+				}
+			}
+			if !ok {
+				div++
+				why = fmt.Sprintf("%s: buyer %s/%s seller %s/%s chain %d", id, b.State, b.ChainOutcome, s.State, s.ChainOutcome, chain)
+			}
+		}
+		return div, wrong, why
+	}
+	var div, wrong int
+	var why string
+	require.Eventually(t, func() bool {
+		div, wrong, why = divergences()
+		return div == 0
+	}, 60*time.Second, 200*time.Millisecond, "the ledgers and the chain agree job by job (last: %s)", why)
+	paid := int64(amount * len(released))
+	require.Eventually(t, func() bool { return n.tokenOf(t, seller.key.Address()) == paid }, 20*time.Second, 50*time.Millisecond)
+	require.Equal(t, escrow.Balance{Earned: paid, Withdrawn: paid}, seller.balance(t))
+	require.Equal(t, escrow.Balance{Available: 5_000_000 - paid, Paid: paid, Deposited: 5_000_000}, buyer.balance(t))
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
+	require.NoError(t, seller.esc.CheckInvariant(ctx))
+	tokensConserved(t, n, buyer, seller, 10_000_000)
+	t.Logf("reorgs during hires: runs %d, faults injected %d (reorgs), re-sent %d (buyer) + %d (seller), divergences %d, wrong payments %d",
+		len(jobs), faults, buyer.s.Stats().Vanished, seller.s.Stats().Vanished, div, wrong)
+	require.Zero(t, wrong)
+}
