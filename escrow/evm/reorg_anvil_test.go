@@ -140,13 +140,13 @@ func TestSettlerEventTheChainDoesNotConfirmChangesNothing(t *testing.T) {
 	l, err := buyer.s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
 	require.NoError(t, err)
 	forged := jobEvent{Outcome: OutcomeClaimed, JobID: l.JobID, Buyer: l.Buyer, Seller: l.Seller, Amount: l.Amount}
-	require.NoError(t, buyer.s.applyEvent(ctx, r, rec, forged, common.HexToHash("0xdeadbeef")))
+	require.NoError(t, buyer.s.applyEvent(ctx, r, nil, rec, forged, common.HexToHash("0xdeadbeef")))
 	rec = buyer.record(t, escrow.RoleBuyer, "job-f")
 	require.Contains(t, rec.ChainNote, "not confirmed by the chain")
 	// A real transaction (the buyer's deposit) that does not hold the
 	// event is no better.
 	dep := buyer.depositTx(t)
-	require.NoError(t, buyer.s.applyEvent(ctx, r, rec, forged, dep))
+	require.NoError(t, buyer.s.applyEvent(ctx, r, nil, rec, forged, dep))
 	rec = buyer.record(t, escrow.RoleBuyer, "job-f")
 	require.Equal(t, escrow.StateRefunded, rec.State)
 	require.True(t, rec.RefundPending, "the refund stays pending")
@@ -495,10 +495,12 @@ func TestSettlerReorgsDuringHiresConverge(t *testing.T) {
 	}
 	var div, wrong int
 	var why string
-	require.Eventually(t, func() bool {
-		div, wrong, why = divergences()
-		return div == 0
-	}, 60*time.Second, 200*time.Millisecond, "the ledgers and the chain agree job by job (last: %s)", why)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if div, wrong, why = divergences(); div == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	require.Zero(t, div, "the ledgers and the chain agree job by job (one that does not: %s)", why)
 	paid := int64(amount * len(released))
 	require.Eventually(t, func() bool { return n.tokenOf(t, seller.key.Address()) == paid }, 20*time.Second, 50*time.Millisecond)
 	require.Equal(t, escrow.Balance{Earned: paid, Withdrawn: paid}, seller.balance(t))
