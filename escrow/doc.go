@@ -75,6 +75,11 @@
 // provisional release waits for the chain instead of the finality horizon.
 // Money that leaves the rail to the node's address is Withdrawn, and the
 // invariant reads Available + Held + Paid + Withdrawn == Deposited + Earned.
+// A recorded chain outcome stays in the rail's watch index until the rail
+// declares it final (RailFinal); one a reorg takes away is undone exactly
+// as it was applied (RevertRailOutcome, rail_reorg.go): the job is
+// ChainProvisional and open on the rail again until the chain shows
+// another outcome.
 //
 // Spend caps (spendcap.go): a Lock may carry SpendCaps; its transaction
 // refuses it (*SpendCapError, ErrSpendCap) when the buyer locks of the
@@ -94,6 +99,7 @@
 // escrow/railopen/<role>/<base32 address>/<base32 id>/<amount> (jobs the
 // rail may still pay), escrow/railref/<base32 rail ref>/<role>,
 // escrow/railstate/<base32 name> (a rail's cursor and such),
+// escrow/railwatch/<role>/<base32 id> (chain outcomes not final yet),
 // acct/balance, acct/deposit/<ns>/<nonce>, acct/withdrawal/<ns>/<nonce>,
 // acct/rail/<base32 ref> (rail entries booked), receipt/<base32 id>/<role>/<kind>
 // (signed lock, delivery, settle). Values are versioned JSON ({"v":1,...}).

@@ -91,8 +91,9 @@
 //	                    before notBefore
 //
 // Its worker reconciles from events (Reconcile: paid and effective cancels
-// go to escrow.ApplyRailOutcome, deposits and withdrawals to
-// escrow.BookRail), redeems releases in batches (RedeemBatch, or
+// of the lock's job, confirmed by the chain, go to escrow.ApplyRailOutcome,
+// deposits and withdrawals to escrow.BookRail), watches recorded outcomes
+// for reorgs (Watch), redeems releases in batches (RedeemBatch, or
 // RedeemInterval after the oldest), claims the locks of silent buyers
 // after notBefore, and redeems at once when a buyer asks to withdraw a
 // line this node sells to. Every step reads its work from the escrow's
@@ -116,7 +117,36 @@
 // read per redeem batch), "no such transaction" for paymentNegativeTTL.
 // The wire form is in docs/protocol.md.
 //
+// # The chain is checked, not trusted (events.go, watch.go)
+//
+// A Paid or Cancelled event counts for a job only if its job ID, buyer,
+// seller and (Paid) amount are the lock's: anyone can pay 1 base unit for
+// any job ID with itself as buyer, and that is another job to the
+// contract. Before a job's escrow state changes because of an event, the
+// node reads the event's transaction receipt and block (canonical, at the
+// confirmation depth, the receipt succeeded and holds the same event) and
+// job(buyer, seller, jobId) at the confirmed head. A seller re-reads
+// job() before it stops redeeming (a redeem skipped as already paid makes
+// it look for the payment on chain); a buyer's refund stays pending, its
+// cancel re-sent, until the contract shows the job CANCELLED or PAID. A
+// disagreement keeps the local decision: it is logged, noted on the job
+// (escrow.Record.ChainNote) and counted (Stats.Disagreements).
+//
+// A recorded outcome (payout, cancel) and an allocation are final only
+// once WatchDepth blocks deep and still canonical: every reconcile checks
+// them again (escrow.RailWatched). One a reorg deeper than the
+// confirmation depth took away is re-sent: the reconcile cursor goes back
+// before its block, escrow.RevertRailOutcome undoes it (the job is
+// chain_provisional and open on the rail again), and the worker redeems
+// the release voucher again, claims the lock again after notBefore (a
+// provisional release), or cancels again; a vanished allocation is made
+// again for the open locks. Each step is durable before the next, so a
+// crash anywhere converges (failpoints evm/after-vanished,
+// evm/after-rewind, evm/after-revert, evm/after-vanished-allocation).
+//
 // Precedence on the evm rail: Paid on chain (released or claimed) makes the
 // job released in both ledgers; Cancelled before notBefore with no payment
-// makes it refunded; anything else is still open and its timers run.
+// makes it refunded; anything else is still open and its timers run. An
+// outcome that vanishes from the canonical chain is undone, and the job is
+// open again until the chain shows another.
 package evm

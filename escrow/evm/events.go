@@ -147,16 +147,43 @@ type verified struct {
 // a payment) or CANCELLED (for a cancel). A contradiction is a
 // *disagreement; an unreadable chain another error.
 func (r *Rail) verifyOutcome(ctx context.Context, l *Lock, ev jobEvent, tx common.Hash) (verified, error) {
-	head, err := r.confirmedHead(ctx)
-	if err != nil {
-		return verified{}, err
+	return r.verifyOutcomeWith(ctx, nil, l, ev, tx)
+}
+
+// verifyCache keeps one pass's confirmed head and receipts: a redeem
+// batch's hundred Paid events are one receipt.
+type verifyCache struct {
+	head     *types.Header
+	receipts map[common.Hash]*types.Receipt
+	canon    map[common.Hash]bool // receipt's block hash -> canonical
+}
+
+func (r *Rail) verifyOutcomeWith(ctx context.Context, vc *verifyCache, l *Lock, ev jobEvent, tx common.Hash) (verified, error) {
+	if vc == nil {
+		vc = &verifyCache{}
 	}
-	rc, err := r.eth.TransactionReceipt(ctx, tx)
-	if errors.Is(err, ethereum.NotFound) {
-		return verified{}, disagree("transaction %s of the event is not on the chain", tx.Hex())
+	if vc.receipts == nil {
+		vc.receipts, vc.canon = map[common.Hash]*types.Receipt{}, map[common.Hash]bool{}
 	}
-	if err != nil {
-		return verified{}, classify("receipt of "+tx.Hex(), err)
+	if vc.head == nil {
+		h, err := r.confirmedHead(ctx)
+		if err != nil {
+			return verified{}, err
+		}
+		vc.head = h
+	}
+	head := vc.head
+	rc, ok := vc.receipts[tx]
+	if !ok {
+		var err error
+		rc, err = r.eth.TransactionReceipt(ctx, tx)
+		if errors.Is(err, ethereum.NotFound) {
+			return verified{}, disagree("transaction %s of the event is not on the chain", tx.Hex())
+		}
+		if err != nil {
+			return verified{}, classify("receipt of "+tx.Hex(), err)
+		}
+		vc.receipts[tx] = rc
 	}
 	if rc.BlockNumber == nil || rc.TxHash != tx {
 		return verified{}, disagree("the receipt of %s is not that transaction's", tx.Hex())
@@ -165,12 +192,17 @@ func (r *Rail) verifyOutcome(ctx context.Context, l *Lock, ev jobEvent, tx commo
 	if n > head.Number.Uint64() {
 		return verified{}, fmt.Errorf("%w: transaction %s (block %d) is not at the confirmation depth yet (block %d)", ErrReorg, tx.Hex(), n, head.Number.Uint64())
 	}
-	h, err := r.eth.HeaderByNumber(ctx, rc.BlockNumber)
-	if err != nil {
-		return verified{}, classify(fmt.Sprintf("header %d", n), err)
+	canonical, ok := vc.canon[rc.BlockHash]
+	if !ok {
+		h, err := r.eth.HeaderByNumber(ctx, rc.BlockNumber)
+		if err != nil {
+			return verified{}, classify(fmt.Sprintf("header %d", n), err)
+		}
+		canonical = h.Hash() == rc.BlockHash
+		vc.canon[rc.BlockHash] = canonical
 	}
-	if h.Hash() != rc.BlockHash {
-		return verified{}, disagree("transaction %s: its block %d %s is not canonical (%s is)", tx.Hex(), n, rc.BlockHash.Hex(), h.Hash().Hex())
+	if !canonical {
+		return verified{}, disagree("transaction %s: its block %d %s is not canonical", tx.Hex(), n, rc.BlockHash.Hex())
 	}
 	if rc.Status != types.ReceiptStatusSuccessful {
 		return verified{}, disagree("transaction %s reverted", tx.Hex())

@@ -25,6 +25,7 @@ import (
 // railNode is one node of a settler test: an escrow on its own Badger DB
 // with the evm rail.
 type railNode struct {
+	lk  crypto.PrivKey
 	id  peer.ID
 	key *Key
 	db  *badger.DB
@@ -55,7 +56,7 @@ func newRailNode(t testing.TB, n *anvilNet, key *Key, rpcURL string, cfg Settler
 	require.NoError(t, err)
 	require.NoError(t, esc.Start(context.Background()))
 	require.NoError(t, s.Start(esc))
-	rn := &railNode{id: id, key: key, db: db, esc: esc, s: s}
+	rn := &railNode{lk: lk, id: id, key: key, db: db, esc: esc, s: s}
 	t.Cleanup(func() {
 		require.NoError(t, s.Close())
 		require.NoError(t, esc.Close())

@@ -111,14 +111,31 @@ func (s *Settler) watch(ctx context.Context, r *Rail) error {
 		last := recs[len(recs)-1]
 		after = &escrow.Position{JobID: last.JobID, Role: last.Role}
 	}
-	return w.allocations(ctx)
+	if err := w.allocations(ctx); err != nil {
+		return err
+	}
+	if w.reorged {
+		// A reorg took something of this node's: every line it funds
+		// must still cover its open locks there.
+		sellers, err := s.lineSellers(ctx)
+		if err != nil {
+			return err
+		}
+		for _, seller := range sellers {
+			if _, err := s.reallocate(ctx, r, seller); err != nil {
+				s.trouble("cover the open locks of a line after a reorg", err, "seller", seller)
+			}
+		}
+	}
+	return nil
 }
 
 type watchPass struct {
-	s    *Settler
-	r    *Rail
-	head *types.Header
-	txs  map[common.Hash]txWatch
+	s       *Settler
+	r       *Rail
+	head    *types.Header
+	txs     map[common.Hash]txWatch
+	reorged bool // something of this node's vanished in this pass
 }
 
 type txWatch struct {
@@ -187,6 +204,7 @@ func (w *watchPass) check(ctx context.Context, rec escrow.Record) error {
 			}
 			return nil
 		}
+		w.reorged = true
 		return s.vanished(ctx, w.r, rec, fmt.Sprintf("the chain's %s in transaction %s (block %d) vanished in a reorg: re-sent; provisional until the chain shows an outcome again", rec.ChainOutcome, rec.ChainTx, rec.ChainBlock))
 	}
 	// Recorded without its transaction: the contract's state is the word.
@@ -224,6 +242,7 @@ func (w *watchPass) check(ctx context.Context, rec escrow.Record) error {
 		}
 		return nil
 	}
+	w.reorged = true
 	return s.vanished(ctx, w.r, rec, fmt.Sprintf("the chain's %s vanished in a reorg (the contract shows the job %s): re-sent; provisional until the chain shows an outcome again", rec.ChainOutcome, jobStateName(j.State)))
 }
 
@@ -365,6 +384,7 @@ func (w *watchPass) allocations(ctx context.Context) error {
 			changed = true // final
 			continue
 		}
+		w.reorged = true
 		if s.hooked("after-vanished-allocation") {
 			return errStopped
 		}

@@ -180,6 +180,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) error {
 	esc := s.escrow()
 	self := r.Address()
 	var trouble error
+	vc := &verifyCache{}
 	for _, o := range rep.Jobs {
 		if o.Outcome != OutcomeCancelled {
 			// The line paid out: a reading from before is too high now
@@ -200,7 +201,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) error {
 			if rec.ChainOutcome != "" || rec.Lock == nil {
 				continue
 			}
-			if err := s.applyEvent(ctx, r, rec, eventOf(o), o.Tx); err != nil {
+			if err := s.applyEvent(ctx, r, vc, rec, eventOf(o), o.Tx); err != nil {
 				trouble = err
 			}
 		}
@@ -225,7 +226,7 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) error {
 // the job's lock and the chain confirms it; a mismatch or a contradiction
 // keeps the local decision and is logged and noted on the job. The error
 // is chain trouble (read again later).
-func (s *Settler) applyEvent(ctx context.Context, r *Rail, rec escrow.Record, ev jobEvent, tx common.Hash) error {
+func (s *Settler) applyEvent(ctx context.Context, r *Rail, vc *verifyCache, rec escrow.Record, ev jobEvent, tx common.Hash) error {
 	l, err := s.voucherOf(lockTermsOf(rec.Lock), rec.Lock.RailProof)
 	if err != nil {
 		s.log.Warn("reconcile: the job's lock voucher", "job", rec.JobID, "err", err)
@@ -235,7 +236,7 @@ func (s *Settler) applyEvent(ctx context.Context, r *Rail, rec escrow.Record, ev
 		s.disagreed(ctx, rec, fmt.Sprintf("a %s event in transaction %s is not this job's (%v): it changes nothing", ev.Outcome, tx.Hex(), err))
 		return nil
 	}
-	v, err := r.verifyOutcome(ctx, l, ev, tx)
+	v, err := r.verifyOutcomeWith(ctx, vc, l, ev, tx)
 	if isDisagreement(err) {
 		s.disagreed(ctx, rec, fmt.Sprintf("a %s event in transaction %s was not confirmed by the chain (%v): kept the local decision", ev.Outcome, tx.Hex(), err))
 		return nil
@@ -544,6 +545,8 @@ func (s *Settler) redeem(ctx context.Context, r *Rail, force bool) (redeemResult
 			if r.SettledAt.Before(oldest0) {
 				oldest0 = r.SettledAt
 			}
+			// A payout that vanished in a reorg was due already: again now.
+			force = force || r.ChainProvisional
 		case claimable(r):
 			claims0++
 		}
@@ -691,6 +694,11 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 			s.wait("redeem/"+p.rec.JobID, time.Minute)
 		case reason == SkipTooEarly:
 			s.wait("redeem/"+p.rec.JobID, 5*time.Second)
+		case reason == SkipNotCovered:
+			// The buyer's line may be allocated again (after a reorg took
+			// its allocation): try again soon.
+			s.log.Warn("voucher not paid", "job", p.rec.JobID, "buyer", p.rec.Lock.BuyerAddress, "reason", SkipReason(reason))
+			s.wait("redeem/"+p.rec.JobID, 10*time.Second)
 		default:
 			s.log.Warn("voucher not paid", "job", p.rec.JobID, "buyer", p.rec.Lock.BuyerAddress, "reason", SkipReason(reason))
 			s.wait("redeem/"+p.rec.JobID, time.Minute)
