@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -77,7 +76,8 @@ func runMCP(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "swarmwage mcp: serving on stdio for repo %s (%s)\n", dir, describeLimits(limits))
 	ctx, cancel := signalContext(c)
 	defer cancel()
-	t := &sdk.IOTransport{Reader: io.NopCloser(os.Stdin), Writer: nopWriteCloser{c.App.Writer}}
+	stdio := newDrainingStdio(ctx, os.Stdin, c.App.Writer)
+	t := &sdk.IOTransport{Reader: stdio.reader(), Writer: stdio.writer()}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
@@ -135,7 +135,3 @@ func describeLimits(l mcp.Limits) string {
 	return strings.Join(parts, ", ")
 }
 
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

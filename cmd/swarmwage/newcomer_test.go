@@ -243,3 +243,27 @@ func TestCLISecondHourOfflineMessages(t *testing.T) {
 	require.NotContains(t, r.Stderr, "a buyer would pay")
 	require.Contains(t, r.Stderr, "custom.test.echo has no standard verifier, so a buyer's hire ends 'delivered' and is paid when the verification window ends")
 }
+
+// TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses: a client that wrote
+// its requests and closed stdin got no answer to them.
+func TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses(t *testing.T) {
+	repo := initRepo(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"swarmwage_capabilities","arguments":{}}}
+`
+	r := swarmwageIn(t, in, "--repo", repo, "mcp")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	ids := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		require.NotEmpty(t, m.Result, l)
+		ids[string(m.ID)] = true
+	}
+	require.Equal(t, map[string]bool{"1": true, "2": true, "3": true}, ids, "every request answered")
+}
