@@ -98,6 +98,20 @@ func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
 	require.Contains(t, r.Stdout, "nothing changed")
 	require.Equal(t, "10", balance(t, m.buyer).Available, "refunded once")
 
+	// find: a rail column, --rail, --refresh, and payable sellers.
+	r = swarmwage(t, "--repo", m.buyer, "find", "--refresh", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Regexp(t, `PEER\s+CAPABILITY\s+PRICE\s+RAIL\s+RTT`, r.Stdout)
+	require.Regexp(t, `custom.test.echo\s+0.25\s+credits\s`, r.Stdout)
+	r = swarmwage(t, "--repo", m.buyer, "find", "--json", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"payable": true`)
+	r = swarmwage(t, "--repo", m.buyer, "find", "--rail", "evm", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "no sellers of custom.test.echo found")
+	r = swarmwage(t, "--repo", m.buyer, "find", "--rail", "btc", "custom.test.echo")
+	require.Equal(t, exitUsage, r.Code)
+
 	r = swarmwage(t, "--repo", m.buyer, "jobs", "cancel", "nosuchjob")
 	require.Equal(t, exitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, `no bought job "nosuchjob" on this node ('swarmwage jobs list --role buyer' shows them)`)
