@@ -134,4 +134,3 @@ func describeLimits(l mcp.Limits) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

@@ -281,3 +281,21 @@ func TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"1": true, "2": true, "3": true}, ids, "every request answered")
 }
+
+// TestCLIJQFiltersEveryJSONDocument: --jq EXPR on a --json command prints
+// what the expression makes of the document, as gh does.
+func TestCLIJQFiltersEveryJSONDocument(t *testing.T) {
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "--json", "--jq", ".balance.available", "2.5")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "2.5\n", r.Stdout, "strings raw")
+	r = swarmwage(t, "--repo", repo, "wallet", "balance", "--json", "--jq", "{available, held}")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"available":"2.5","held":"0"}`, r.Stdout)
+	r = swarmwage(t, "--repo", repo, "--json", "--jq", ".network", "id")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "clitest\n", r.Stdout)
+	r = swarmwage(t, "--repo", repo, "wallet", "balance", "--json", "--jq", ".[")
+	require.Equal(t, exitUsage, r.Code)
+	require.Contains(t, r.Stderr, `--jq ".["`)
+}

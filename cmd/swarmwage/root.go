@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +64,15 @@ func jsonOutFlag() cli.Flag {
 
 // printJSON writes v as one indented JSON document to the command's stdout.
 func printJSON(c *cli.Context, v any) error {
+	if expr := jqExpr(c); expr != "" {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		return printJQ(c.App.Writer, expr, buf.Bytes())
+	}
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
