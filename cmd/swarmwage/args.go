@@ -386,6 +386,9 @@ func completeTree(cmds []*cli.Command) {
 		if !hasFlag(c.Flags, repoFlag) {
 			c.Flags = append(c.Flags, repoFlagDef())
 		}
+		if c.BashComplete == nil {
+			c.BashComplete = argCompleter(c)
+		}
 		if hasFlag(c.Flags, jsonFlag) && !hasFlag(c.Flags, jqFlag) {
 			c.Flags = append(c.Flags, jqFlagDef())
 		}
