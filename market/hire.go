@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -433,7 +434,8 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		if m.cfg.settlement != nil {
 			unit = "tokens on rail " + m.cfg.settlement.Rail
 		}
-		if errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered) {
+		// The advice once: the rail's error may carry it already.
+		if (errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered)) && !strings.Contains(err.Error(), "wallet deposit") {
 			return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
 		}
 		return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)

@@ -175,3 +175,11 @@ func TestGuardDayStartIsLocalMidnight(t *testing.T) {
 	g := &guard{now: func() time.Time { return time.Date(2026, 3, 4, 1, 30, 0, 0, loc) }}
 	require.Equal(t, time.Date(2026, 3, 4, 0, 0, 0, 0, loc), g.dayStart())
 }
+
+// TestForAgentNamesTheToolArgument: hire errors told the agent to "raise
+// --max-price", a CLI flag it does not have.
+func TestForAgentNamesTheToolArgument(t *testing.T) {
+	got := forAgent("no seller of x at or under 0.01 credits: 1 seller(s) found, the cheapest asks 0.05; raise --max-price")
+	require.NotContains(t, got, "--max-price")
+	require.Contains(t, got, "raise the max_price argument of swarmwage_hire")
+}

@@ -286,6 +286,8 @@ func (s *Server) find(ctx context.Context, _ *sdk.CallToolRequest, in findIn) (*
 		}
 		price, perr := escrow.ParseAmount(sl.Price)
 		switch {
+		case !sl.Payable:
+			doc.WithinLimits, doc.LimitNote = false, "settles on rail "+sl.Rail+", which this node does not pay on: a hire cannot use it"
 		case sl.RiskTier >= 3 && !s.guard.limits.AllowRiskTier3:
 			doc.WithinLimits, doc.LimitNote = false, "risk tier 3: refused unless the node's owner allows it ("+s.guard.riskHint()+")"
 		case perr != nil:

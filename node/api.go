@@ -240,6 +240,10 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
+	if q.Get("refresh") != "" {
+		// 'find --refresh': ask the DHT now, not the prefetch cache.
+		a.n.Routing.Forget(capID)
+	}
 	info, err := a.n.Find(ctx, capID, limit)
 	if err != nil {
 		apiFail(w, err)
@@ -392,6 +396,11 @@ func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, err
 		return FindInfo{}, err
 	}
 	info := findInfo(res, n.Market.Rating)
+	own := n.Host.Addrs()
+	for i := range info.Sellers {
+		info.Sellers[i].Addrs = dialableFirst(info.Sellers[i].Addrs, own)
+	}
+	markPayable(info.Sellers, n.Escrow.RailName())
 	if resolved != capID {
 		info.Requested = capID
 	}

@@ -165,7 +165,28 @@ func (c *Client) Find(ctx context.Context, capID string, limit int, timeout time
 // FindExplained is Find that, with explain, also ranks the sellers as a
 // hire with QoS class qos would (FindInfo.Routing).
 func (c *Client) FindExplained(ctx context.Context, capID string, limit int, timeout time.Duration, explain bool, qos string) (FindInfo, error) {
+	return c.FindQuery(ctx, FindQuery{Capability: capID, Limit: limit, Timeout: timeout, Explain: explain, QoS: qos})
+}
+
+// FindQuery is a search with every option of GET /v1/find.
+type FindQuery struct {
+	Capability string
+	Limit      int
+	Timeout    time.Duration
+	// Explain adds how a hire would route (QoS: the class to rank for).
+	Explain bool
+	QoS     string
+	// Refresh bypasses the prefetch cache: the DHT is asked now.
+	Refresh bool
+}
+
+// FindQuery searches the network as q says.
+func (c *Client) FindQuery(ctx context.Context, fq FindQuery) (FindInfo, error) {
+	capID, limit, timeout, explain, qos := fq.Capability, fq.Limit, fq.Timeout, fq.Explain, fq.QoS
 	q := url.Values{"capability": {capID}}
+	if fq.Refresh {
+		q.Set("refresh", "1")
+	}
 	if explain {
 		q.Set("explain", "1")
 		if qos != "" {

@@ -167,8 +167,11 @@ type SellerInfo struct {
 	PeerID string `json:"peer_id"`
 	// Rail is how the seller is paid ("credits" or "evm"); PayTo its
 	// payout address on the rail, from its signed listing.
-	Rail                string   `json:"rail"`
-	PayTo               string   `json:"pay_to,omitempty"`
+	Rail  string `json:"rail"`
+	PayTo string `json:"pay_to,omitempty"`
+	// Payable: the seller settles on this node's rail. A hire never picks
+	// a seller this node cannot pay; find lists those last.
+	Payable             bool     `json:"payable"`
 	Capability          string   `json:"capability"`
 	Price               string   `json:"price"`
 	Addrs               []string `json:"addrs"`

@@ -386,6 +386,12 @@ func completeTree(cmds []*cli.Command) {
 		if !hasFlag(c.Flags, repoFlag) {
 			c.Flags = append(c.Flags, repoFlagDef())
 		}
+		if c.BashComplete == nil {
+			c.BashComplete = argCompleter(c)
+		}
+		if hasFlag(c.Flags, jsonFlag) && !hasFlag(c.Flags, jqFlag) {
+			c.Flags = append(c.Flags, jqFlagDef())
+		}
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = groupAction(c)
 		}

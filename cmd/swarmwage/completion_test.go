@@ -59,4 +59,11 @@ func TestCompletionScripts(t *testing.T) {
 	require.ElementsMatch(t, []string{"add", "apply"}, complete("swarmwage", "sell", "a"))
 	require.Contains(t, complete("swarmwage", "hi"), "hire")
 	require.Contains(t, complete("swarmwage", "hire", "--max-p"), "--max-price")
+	// Capability IDs, and this node's job IDs.
+	require.Contains(t, complete("swarmwage", "hire", "compute.statistics.me"), "compute.statistics.mean")
+	require.Contains(t, complete("swarmwage", "find", "compute.statistics.va"), "compute.statistics.variance")
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "1")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Empty(t, complete("swarmwage", "--repo", repo, "jobs", "show", "x"), "no jobs yet, no candidates")
 }

@@ -24,6 +24,8 @@ func findCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after this long"},
 			&cli.BoolFlag{Name: "explain", Usage: "rank the sellers as a hire would ([[policy]], QoS) and say why each is chosen, ranked lower or dropped"},
 			&cli.StringFlag{Name: "qos", Usage: "with --explain: rank for P0 (fastest) .. P3 (cheapest)"},
+			&cli.StringFlag{Name: "rail", Usage: "only sellers paid on this rail: credits or evm (a hire pays only sellers on this node's rail)"},
+			&cli.BoolFlag{Name: "refresh", Usage: "ask the DHT now instead of the prefetch cache (a seller listed seconds ago may not be cached yet)"},
 			jsonOutFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -47,15 +49,22 @@ func findCommand() *cli.Command {
 					return usageErrf("--qos: %v", err)
 				}
 			}
+			rail := c.String("rail")
+			if rail != "" && rail != node.RailCredits && rail != node.RailEVM {
+				return usageErrf("--rail %q: want %s or %s", rail, node.RailCredits, node.RailEVM)
+			}
 			cl, err := needDaemon(c)
 			if err != nil {
 				return err
 			}
 			_, stop := spinner(c, "searching the network for sellers of "+capID)
-			info, err := cl.FindExplained(c.Context, capID, limit, timeout, c.Bool("explain"), qos)
+			info, err := cl.FindQuery(c.Context, node.FindQuery{Capability: capID, Limit: limit, Timeout: timeout, Explain: c.Bool("explain"), QoS: qos, Refresh: c.Bool("refresh")})
 			stop()
 			if err != nil {
 				return apiUsage(err)
+			}
+			if rail != "" {
+				info = onRail(info, rail)
 			}
 			if c.Bool(jsonFlag) {
 				if err := printJSON(c, info); err != nil {
@@ -78,6 +87,20 @@ func findCommand() *cli.Command {
 	}
 }
 
+// onRail keeps the sellers of info paid on rail.
+func onRail(info node.FindInfo, rail string) node.FindInfo {
+	kept := []node.SellerInfo{}
+	peers := map[string]bool{}
+	for _, s := range info.Sellers {
+		if s.Rail == rail {
+			kept = append(kept, s)
+			peers[s.PeerID] = true
+		}
+	}
+	info.Sellers, info.SellerCount = kept, len(peers)
+	return info
+}
+
 func printFind(c *cli.Context, info node.FindInfo) {
 	w := c.App.Writer
 	if len(info.Sellers) == 0 {
@@ -87,7 +110,7 @@ func printFind(c *cli.Context, info node.FindInfo) {
 		}
 	} else {
 		tw := newTable(w)
-		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRTT\tRATING\tREPUTATION\tADDRESS\n")
+		fmt.Fprintf(tw, "PEER\tCAPABILITY\tPRICE\tRAIL\tRTT\tRATING\tREPUTATION\tADDRESS\n")
 		for _, s := range info.Sellers {
 			addr, rating, rep := "", "-", "-"
 			if len(s.Addrs) > 0 {
@@ -99,7 +122,11 @@ func printFind(c *cli.Context, info node.FindInfo) {
 			if r := s.Reputation; r != nil {
 				rep = fmt.Sprintf("%.2f (%d paying, %s on chain)", r.Score, r.PayingBuyers, r.Volume)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fms\t%s\t%s\t%s\n", s.PeerID, s.Capability, s.Price, s.RTTMS, rating, rep, addr)
+			rail := s.Rail
+			if !s.Payable {
+				rail += " (this node cannot pay it)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1fms\t%s\t%s\t%s\n", s.PeerID, s.Capability, s.Price, rail, s.RTTMS, rating, rep, addr)
 		}
 		tw.Flush()
 		for _, s := range info.Sellers {

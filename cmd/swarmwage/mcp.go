@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -91,7 +90,8 @@ func runMCP(c *cli.Context) error {
 		return serveMCPHTTP(ctx, c, srv, dir, addr, limits)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "swarmwage mcp: serving on stdio for repo %s (%s)\n", dir, describeLimits(limits))
-	t := &sdk.IOTransport{Reader: io.NopCloser(os.Stdin), Writer: nopWriteCloser{c.App.Writer}}
+	stdio := newDrainingStdio(ctx, os.Stdin, c.App.Writer)
+	t := &sdk.IOTransport{Reader: stdio.reader(), Writer: stdio.writer()}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
@@ -169,8 +169,3 @@ func describeLimits(l mcp.Limits) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

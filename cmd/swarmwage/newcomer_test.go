@@ -98,6 +98,20 @@ func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
 	require.Contains(t, r.Stdout, "nothing changed")
 	require.Equal(t, "10", balance(t, m.buyer).Available, "refunded once")
 
+	// find: a rail column, --rail, --refresh, and payable sellers.
+	r = swarmwage(t, "--repo", m.buyer, "find", "--refresh", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Regexp(t, `PEER\s+CAPABILITY\s+PRICE\s+RAIL\s+RTT`, r.Stdout)
+	require.Regexp(t, `custom.test.echo\s+0.25\s+credits\s`, r.Stdout)
+	r = swarmwage(t, "--repo", m.buyer, "find", "--json", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"payable": true`)
+	r = swarmwage(t, "--repo", m.buyer, "find", "--rail", "evm", "custom.test.echo")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "no sellers of custom.test.echo found")
+	r = swarmwage(t, "--repo", m.buyer, "find", "--rail", "btc", "custom.test.echo")
+	require.Equal(t, exitUsage, r.Code)
+
 	r = swarmwage(t, "--repo", m.buyer, "jobs", "cancel", "nosuchjob")
 	require.Equal(t, exitUsage, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, `no bought job "nosuchjob" on this node ('swarmwage jobs list --role buyer' shows them)`)
@@ -242,4 +256,46 @@ func TestCLISecondHourOfflineMessages(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.NotContains(t, r.Stderr, "a buyer would pay")
 	require.Contains(t, r.Stderr, "custom.test.echo has no standard verifier, so a buyer's hire ends 'delivered' and is paid when the verification window ends")
+}
+
+// TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses: a client that wrote
+// its requests and closed stdin got no answer to them.
+func TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses(t *testing.T) {
+	repo := initRepo(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"swarmwage_capabilities","arguments":{}}}
+`
+	r := swarmwageIn(t, in, "--repo", repo, "mcp")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	ids := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		require.NotEmpty(t, m.Result, l)
+		ids[string(m.ID)] = true
+	}
+	require.Equal(t, map[string]bool{"1": true, "2": true, "3": true}, ids, "every request answered")
+}
+
+// TestCLIJQFiltersEveryJSONDocument: --jq EXPR on a --json command prints
+// what the expression makes of the document, as gh does.
+func TestCLIJQFiltersEveryJSONDocument(t *testing.T) {
+	repo := initRepo(t)
+	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "--json", "--jq", ".balance.available", "2.5")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "2.5\n", r.Stdout, "strings raw")
+	r = swarmwage(t, "--repo", repo, "wallet", "balance", "--json", "--jq", "{available, held}")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.JSONEq(t, `{"available":"2.5","held":"0"}`, r.Stdout)
+	r = swarmwage(t, "--repo", repo, "--json", "--jq", ".network", "id")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "clitest\n", r.Stdout)
+	r = swarmwage(t, "--repo", repo, "wallet", "balance", "--json", "--jq", ".[")
+	require.Equal(t, exitUsage, r.Code)
+	require.Contains(t, r.Stderr, `--jq ".["`)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,15 @@ func jsonOutFlag() cli.Flag {
 
 // printJSON writes v as one indented JSON document to the command's stdout.
 func printJSON(c *cli.Context, v any) error {
+	if expr := jqExpr(c); expr != "" {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		return printJQ(safetext.NewWriter(c.App.Writer), expr, buf.Bytes())
+	}
 	// Hidden characters a peer sent (bidi overrides, zero-width) are
 	// written as \u escapes: the same JSON value, shown safely.
 	enc := json.NewEncoder(safetext.NewWriter(c.App.Writer))

@@ -179,7 +179,7 @@ func (r *Rail) EnsureLine(ctx context.Context, seller common.Address, need, chun
 		if line.Withdrawing > 0 {
 			asked = fmt.Sprintf(" (%s of the line is asked back by a pending withdrawal)", escrow.FormatAmount(line.Withdrawing))
 		}
-		return nil, fmt.Errorf("line to %s: %w: it needs %s more and the free deposit is %s%s", seller, ErrNotCovered, escrow.FormatAmount(short), escrow.FormatAmount(f), asked)
+		return nil, fmt.Errorf("line to %s: %w: it needs %s more and the free deposit is %s%s; run 'swarmwage wallet deposit'", seller, ErrNotCovered, escrow.FormatAmount(short), escrow.FormatAmount(f), asked)
 	}
 	return r.Allocate(ctx, seller, amount)
 }
