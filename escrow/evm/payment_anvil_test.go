@@ -133,7 +133,7 @@ func TestReceiptPaymentsCountOnlyWhatMovedOnChain(t *testing.T) {
 	// paid on its chain.
 	sample := []escrow.Receipt{rs["job-a"], rs["job-b"], rs["job-c"], rs["job-r"]}
 	s := reputation.SummarizeWire(ctx, seller.id, wireOf(t, sample...), nil, buyer.esc.CheckPayment)
-	require.Equal(t, reputation.Summary{Released: 3, Refunded: 1, Volume: 120_000, Buyers: 1, Checked: 4}, withoutScore(s))
+	require.Equal(t, reputation.Summary{Released: 3, Refunded: 1, Volume: 120_000, Buyers: 1, PayingBuyers: 1, Checked: 4}, withoutScore(s))
 
 	honest := rs["job-a"]
 	far := new(big.Int).SetUint64(1 << 40)
@@ -231,7 +231,7 @@ func TestReceiptPaymentOnAnotherContractOrChainDoesNotCount(t *testing.T) {
 	require.Equal(t, reputation.Summary{Unpaid: 1, Checked: 1}, withoutScore(s))
 	// The node on its contract counts it.
 	s = reputation.SummarizeWire(ctx, seller2.id, wireOf(t, r), nil, buyer2.esc.CheckPayment)
-	require.Equal(t, reputation.Summary{Released: 1, Volume: 30_000, Buyers: 1, Checked: 1}, withoutScore(s))
+	require.Equal(t, reputation.Summary{Released: 1, Volume: 30_000, Buyers: 1, PayingBuyers: 1, Checked: 1}, withoutScore(s))
 
 	// Pointing that honest receipt at this node's contract makes it a
 	// forgery: its vouchers were signed for the other one.
@@ -287,7 +287,7 @@ func TestReceiptPaymentOfAnotherAmountIsForged(t *testing.T) {
 	s := reputation.SummarizeWire(ctx, sybilSeller.id, wireOf(t, inflated), known, checker.esc.CheckPayment)
 	require.Equal(t, reputation.Summary{Forged: 1}, withoutScore(s))
 	s = reputation.SummarizeWire(ctx, sybilSeller.id, wireOf(t, paid), known, checker.esc.CheckPayment)
-	require.Equal(t, reputation.Summary{Released: 1, Volume: 1, Buyers: 1, Checked: 1}, withoutScore(s))
+	require.Equal(t, reputation.Summary{Released: 1, Volume: 1, Buyers: 1, PayingBuyers: 1, Checked: 1}, withoutScore(s))
 }
 
 // BenchmarkSummarizeEVMReceipts checks and scores 200 evm receipts,
