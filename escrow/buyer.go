@@ -254,7 +254,7 @@ func (e *Escrow) putRailRef(txn *tx, role Role, l *Lock) error {
 // claim). It checks the signature and that the job's seller signed it
 // (ErrForged), that the output is the one the delivery names
 // (ErrInvalidMessage), that the job is known (ErrUnknownJob) and that the
-// deadline has not passed (ErrBadState). Recording the same delivery again
+// deadline has not passed (ErrPastDeadline, an ErrBadState). Recording the same delivery again
 // is a no-op; a different delivery fails with ErrBadState, and one for a
 // settled job with ErrAlreadySettled. The timers never release a recorded
 // delivery that was not accepted (Accept, Release): see WithUndecided.
@@ -291,7 +291,7 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery, output []byte)
 			return sameDelivery(txn, d, RoleBuyer, ErrAlreadySettled)
 		}
 		if now.After(prev.Deadline) {
-			return fmt.Errorf("%w: delivery after the deadline %s", ErrBadState, wireTime(prev.Deadline))
+			return fmt.Errorf("%w (it was %s)", ErrPastDeadline, wireTime(prev.Deadline))
 		}
 		rec := *prev
 		rec.State = StateDelivered

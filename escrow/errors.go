@@ -34,6 +34,9 @@ var (
 	// after a refund). It wraps ErrBadState. Repeating the operation that
 	// settled the job is not an error: it returns the stored result and nil.
 	ErrAlreadySettled = fmt.Errorf("job already settled: %w", ErrBadState)
+	// ErrPastDeadline is returned by RecordDelivery for a delivery that
+	// reached the buyer after the job's deadline: the deadline refunds it.
+	ErrPastDeadline = fmt.Errorf("delivery after the deadline: %w", ErrBadState)
 	// ErrInsufficientFunds is returned by Lock when the available balance is
 	// smaller than the amount.
 	ErrInsufficientFunds = errors.New("insufficient funds")

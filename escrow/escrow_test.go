@@ -375,7 +375,9 @@ func TestConflictingOperations(t *testing.T) {
 			d, err := p.seller.e.Deliver(t.Context(), "j", []byte("x"))
 			require.NoError(t, err)
 			p.clock.Advance(testTimeout + time.Millisecond)
-			return p.buyer.e.RecordDelivery(t.Context(), d, []byte("x"))
+			err = p.buyer.e.RecordDelivery(t.Context(), d, []byte("x"))
+			require.ErrorIs(t, err, escrow.ErrPastDeadline, "market tells a late delivery from a bad one by it")
+			return err
 		}, escrow.ErrBadState},
 		{"second delivery with another hash", func(t *testing.T, p *pair) error {
 			p.lock(t, "j")

@@ -667,6 +667,11 @@ func (m *Market) verifyAndSettle(ctx context.Context, res HireResult, spec verif
 			// A timer (the deadline) settled the job first.
 			return m.settledResult(ctx, res)
 		}
+		if errors.Is(err, escrow.ErrPastDeadline) {
+			// The deadline passed before its timer refunded: the same
+			// outcome, not a failed verification.
+			return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed))
+		}
 		return m.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
 	}
 	failpoint.Inject("buyer/after-record-delivery")

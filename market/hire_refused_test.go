@@ -3,6 +3,7 @@ package market
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,4 +71,39 @@ func TestLockRefusedUntilTheDeadlineNamesItsJob(t *testing.T) {
 	b, err := buyer.market.escrow.Balance(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(10_000), b.Held, "only the job that ran is held")
+}
+
+// TestOutputAfterTheDeadlineIsNotAFailedVerification: an output that
+// reaches a loaded buyer after the job's deadline is refunded by the
+// deadline, whichever of the hire and the deadline timer comes first, and
+// the hire says so (ErrJobFailed, reason "deadline"). It once went through
+// as a failed verification of the seller's (honest) output (faults
+// TestConcurrentHires under load: an honest seller refunded with exit 5).
+func TestOutputAfterTheDeadlineIsNotAFailedVerification(t *testing.T) {
+	var late atomic.Int64 // how far the buyer's escrow clock is ahead
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot, withHandler(t, func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		late.Store(int64(time.Hour)) // the output leaves now, and arrives after the deadline
+		return json.RawMessage(`{"result":2}`), nil
+	}))
+	buyer := startPeer(t, boot, []escrow.Option{escrow.WithClock(func() time.Time {
+		return time.Now().Add(time.Duration(late.Load()))
+	})}, nil, nil)
+	addListing(t, seller, "compute.statistics.mean", 10_000)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+
+	res, err := buyer.market.Hire(ctx, HireRequest{
+		Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3]}`), Seller: seller.host.ID(), Timeout: 30 * time.Second,
+	})
+	require.ErrorIs(t, err, ErrJobFailed)
+	require.NotErrorIs(t, err, ErrVerificationFailed, "the output was fine; it came too late")
+	require.NotEmpty(t, res.JobID)
+	require.Equal(t, escrow.StateRefunded, res.State)
+	require.Equal(t, escrow.ReasonDeadline, res.Reason)
+	rec, err := buyer.market.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateRefunded, rec.State)
+	require.Empty(t, rec.FailedChecks, "no check failed")
 }
