@@ -32,7 +32,13 @@ func TestChainDeployOnAnvil(t *testing.T) {
 	require.Contains(t, res.Stderr, "--notice 1m0s is too short")
 	require.Contains(t, res.Stderr, "at least 22m30s")
 	require.Contains(t, res.Stderr, "--force")
-	require.Empty(t, res.Stdout)
+	var refused struct {
+		Error    string `json:"error"`
+		ExitCode int    `json:"exit_code"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &refused), "a --json usage error prints a document: %s", res.Stdout)
+	require.Equal(t, 2, refused.ExitCode)
+	require.Contains(t, refused.Error, "--force")
 	res = swarmwage(t, "chain", "deploy", "--rpc", a.URL, "--key-file", keyFile, "--test-token", "--notice", "60s", "--force", "--json")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	require.Contains(t, res.Stderr, "Warning: --notice 1m0s is too short")
