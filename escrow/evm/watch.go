@@ -345,6 +345,16 @@ func (s *Settler) watchAlloc(ctx context.Context, seller common.Address, amount 
 	if res == nil {
 		return
 	}
+	s.addAllocWatches(ctx, allocWatch{Tx: res.Hash, Block: res.Block, Seller: seller, Amount: amount})
+}
+
+// addAllocWatches adds ws to the watched allocations. allocMu is the
+// innermost lock: it is taken under a seller's lock (coverLine), never
+// the other way round.
+func (s *Settler) addAllocWatches(ctx context.Context, ws ...allocWatch) {
+	if len(ws) == 0 {
+		return
+	}
 	s.allocMu.Lock()
 	defer s.allocMu.Unlock()
 	var list []allocWatch
@@ -352,7 +362,7 @@ func (s *Settler) watchAlloc(ctx context.Context, seller common.Address, amount 
 		s.log.Warn("read watched allocations", "err", err)
 		return
 	}
-	list = append(list, allocWatch{Tx: res.Hash, Block: res.Block, Seller: seller, Amount: amount})
+	list = append(list, ws...)
 	if err := s.escrow().SetRailState(ctx, s.stateName("allocs"), list); err != nil {
 		s.log.Warn("store a watched allocation", "err", err)
 	}
@@ -363,50 +373,68 @@ func (s *Settler) watchAlloc(ctx context.Context, seller common.Address, amount 
 // need (the line as the canonical chain has it now).
 func (w *watchPass) allocations(ctx context.Context) error {
 	s := w.s
-	s.allocMu.Lock()
-	defer s.allocMu.Unlock()
-	var list []allocWatch
-	if _, err := s.escrow().RailState(ctx, s.stateName("allocs"), &list); err != nil || len(list) == 0 {
+	vanished, err := w.vanishedAllocations(ctx)
+	if err != nil || len(vanished) == 0 {
 		return err
 	}
-	keep := list[:0:0]
-	changed := false
-	for _, a := range list {
-		st, err := w.tx(ctx, a.Tx)
-		if err != nil {
-			return err
-		}
-		switch {
-		case st.state == txShallow, st.state == txCanonical && !w.deep(st.block):
-			keep = append(keep, a)
-			continue
-		case st.state == txCanonical:
-			changed = true // final
-			continue
-		}
-		w.reorged = true
-		if s.hooked("after-vanished-allocation") {
-			return errStopped
-		}
+	w.reorged = true
+	if s.hooked("after-vanished-allocation") {
+		// Crash here: the vanished entries are out of the list, so put
+		// them back first, as a restart must find them.
+		s.addAllocWatches(ctx, vanished...)
+		return errStopped
+	}
+	// reallocate takes the seller's lock, which is taken before allocMu
+	// elsewhere (coverLine): so allocMu is not held here.
+	var again []allocWatch
+	for _, a := range vanished {
 		res, err := s.reallocate(ctx, w.r, a.Seller)
 		if err != nil {
 			s.trouble("allocate again after a reorg took an allocation", err, "seller", a.Seller, "tx", a.Tx)
-			keep = append(keep, a) // try again next pass
+			again = append(again, a) // try again next pass
 			continue
 		}
 		s.statsMu.Lock()
 		s.stats.Vanished++
 		s.statsMu.Unlock()
 		s.log.Warn("an allocation vanished in a reorg: allocated again", "seller", a.Seller, "tx", a.Tx, "amount", a.Amount)
-		changed = true
 		if res != nil {
-			keep = append(keep, allocWatch{Tx: res.Hash, Block: res.Block, Seller: a.Seller, Amount: a.Amount})
+			again = append(again, allocWatch{Tx: res.Hash, Block: res.Block, Seller: a.Seller, Amount: a.Amount})
 		}
 	}
-	if !changed {
-		return nil
+	s.addAllocWatches(ctx, again...)
+	return nil
+}
+
+// vanishedAllocations drops the final and the vanished allocations from
+// the watched list, under allocMu, and returns the vanished ones.
+func (w *watchPass) vanishedAllocations(ctx context.Context) ([]allocWatch, error) {
+	s := w.s
+	s.allocMu.Lock()
+	defer s.allocMu.Unlock()
+	var list []allocWatch
+	if _, err := s.escrow().RailState(ctx, s.stateName("allocs"), &list); err != nil || len(list) == 0 {
+		return nil, err
 	}
-	return s.escrow().SetRailState(ctx, s.stateName("allocs"), keep)
+	keep := list[:0:0]
+	var vanished []allocWatch
+	for _, a := range list {
+		st, err := w.tx(ctx, a.Tx)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case st.state == txShallow, st.state == txCanonical && !w.deep(st.block):
+			keep = append(keep, a)
+		case st.state == txCanonical: // final
+		default:
+			vanished = append(vanished, a)
+		}
+	}
+	if len(keep) == len(list) {
+		return nil, nil
+	}
+	return vanished, s.escrow().SetRailState(ctx, s.stateName("allocs"), keep)
 }
 
 // reallocate makes the node's line to seller cover the open locks with it
