@@ -67,7 +67,7 @@ func TestValueLogGCReclaimsOverwrittenValues(t *testing.T) {
 	g.interval, g.pause = 10*time.Millisecond, time.Millisecond
 	g.start()
 	t.Cleanup(g.stop)
-	require.Eventually(t, func() bool { return g.rewritten.Load() > 0 && vlogBytes(t, dir) < before }, 20*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return g.rewritten.Load() > 0 && vlogBytes(t, dir) < before }, 60*time.Second, 20*time.Millisecond,
 		"GC rewrote value-log files and gave space back")
 	g.stop()
 	g.stop() // idempotent
