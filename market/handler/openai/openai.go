@@ -286,6 +286,20 @@ func addUsage(u *market.Usage, w *wireUsage) {
 	u.TotalTokens += t
 }
 
+// fetch posts one request to the model server and reads its whole answer;
+// a non-2xx status is the server refusing the job.
+func (r *Runner) fetch(ctx context.Context, h market.HandlerConfig, path string, body any, usage *market.Usage) ([]byte, error) {
+	resp, err := r.call(ctx, h, path, body, usage)
+	var se *statusError
+	if errors.As(err, &se) {
+		return nil, market.Fail(classRefused, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return readBody(ctx, resp)
+}
+
 // embed asks for the text's embedding.
 func (r *Runner) embed(ctx context.Context, a market.Attempt, usage *market.Usage) (json.RawMessage, error) {
 	var in struct {
@@ -294,15 +308,7 @@ func (r *Runner) embed(ctx context.Context, a market.Attempt, usage *market.Usag
 	if err := json.Unmarshal(a.Input, &in); err != nil {
 		return nil, market.Fail(market.ClassBadAnswer, fmt.Errorf("input: %w", err))
 	}
-	resp, err := r.call(ctx, a.Handler, "/embeddings", embeddingsRequest{Model: a.Handler.Model, Input: in.Text, EncodingFormat: "float"}, usage)
-	var se *statusError
-	if errors.As(err, &se) {
-		return nil, market.Fail(classRefused, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	data, err := readBody(ctx, resp)
+	data, err := r.fetch(ctx, a.Handler, "/embeddings", embeddingsRequest{Model: a.Handler.Model, Input: in.Text, EncodingFormat: "float"}, usage)
 	if err != nil {
 		return nil, err
 	}
@@ -336,15 +342,7 @@ func (r *Runner) image(ctx context.Context, a market.Attempt, usage *market.Usag
 		Model: a.Handler.Model, Prompt: prompt, N: 1, ResponseFormat: "b64_json", Seed: in.Seed,
 		Size: strconv.Itoa(in.Width) + "x" + strconv.Itoa(in.Height),
 	}
-	resp, err := r.call(ctx, a.Handler, "/images/generations", req, usage)
-	var se *statusError
-	if errors.As(err, &se) {
-		return nil, market.Fail(classRefused, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	data, err := readBody(ctx, resp)
+	data, err := r.fetch(ctx, a.Handler, "/images/generations", req, usage)
 	if err != nil {
 		return nil, err
 	}
