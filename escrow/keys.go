@@ -57,7 +57,12 @@ func jobKey(role Role, jobID string) []byte {
 
 // parseJobKey reverses jobKey.
 func parseJobKey(k []byte) (Role, string, error) {
-	rest, ok := strings.CutPrefix(string(k), jobPrefix)
+	return parseRoleKey(jobPrefix, k)
+}
+
+// parseRoleKey reverses a "<prefix><role>/<base32 job ID>" key.
+func parseRoleKey(prefix string, k []byte) (Role, string, error) {
+	rest, ok := strings.CutPrefix(string(k), prefix)
 	if !ok {
 		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
 	}
@@ -324,19 +329,7 @@ func railWatchKey(role Role, jobID string) []byte {
 
 // parseRailWatchKey reverses railWatchKey.
 func parseRailWatchKey(k []byte) (Role, string, error) {
-	rest, ok := strings.CutPrefix(string(k), railWatchPrefix)
-	if !ok {
-		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
-	}
-	role, enc, ok := strings.Cut(rest, "/")
-	if !ok || !validRole(Role(role)) {
-		return "", "", fmt.Errorf("%w: %q", errBadKey, k)
-	}
-	id, err := decodeKeyPart(enc)
-	if err != nil {
-		return "", "", fmt.Errorf("%w: %w", errBadKey, err)
-	}
-	return Role(role), id, nil
+	return parseRoleKey(railWatchPrefix, k)
 }
 
 // railStateKey is "escrow/railstate/<base32 name>": a rail's own state.
