@@ -17,9 +17,13 @@
 //	GET  /capabilities/{id}/schema     input and output JSON Schemas
 //	GET  /capabilities/code.execute.sandboxed/runtime
 //
-// Every signed object is the stable JSON (package skillcard) of the object,
-// signed with the node's Ed25519 libp2p key; a verifier recovers the key from
-// the signer's peer ID, so a listing needs no certificate.
+// Every signed object is the stable JSON of the object with its type tag
+// (TypeListing, TypeQuote), signed with the node's Ed25519 libp2p key
+// (package internal/canon); a verifier recovers the key from the signer's
+// peer ID, so a listing needs no certificate. Listings and quotes of older
+// releases carry no tag: they verify until canon.UntaggedUntil, logged once
+// per signer, and a seller signs its stored listings again with the tag at
+// start.
 package market
 
 import (
@@ -38,6 +42,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/canon"
 )
 
 const (
@@ -110,6 +115,9 @@ type Market struct {
 	quoteMu sync.Mutex
 	quotes  map[string]SignedQuote // kept quotes, by seller and capability
 
+	untaggedMu sync.Mutex
+	untagged   map[string]bool // kinds and signers of untagged messages logged
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -164,10 +172,27 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		unsent:      make(map[string]*outboxEntry),
 		findCache:   make(map[string]cachedFind),
 		quotes:      make(map[string]SignedQuote),
+		untagged:    make(map[string]bool),
 	}
+	m.client.untagged = m.noteUntagged
 	m.server = newServer(store, h.ID(), cfg)
 	newSeller(m).register(m.server.mux)
 	return m, nil
+}
+
+// noteUntagged logs, once per kind and signer, a message accepted without
+// a type tag: signed by a release from before tags, accepted until
+// canon.UntaggedUntil.
+func (m *Market) noteUntagged(kind string, signer peer.ID) {
+	k := kind + " " + signer.String()
+	m.untaggedMu.Lock()
+	seen := m.untagged[k]
+	m.untagged[k] = true
+	m.untaggedMu.Unlock()
+	if !seen {
+		m.log.Warn("accepted a message signed without a type tag (an older release): it stops being accepted at "+canon.UntaggedUntil,
+			"kind", kind, "signer", signer)
+	}
 }
 
 // Start serves the agent endpoint and announces every stored listing.
