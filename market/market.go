@@ -43,6 +43,7 @@ import (
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/canon"
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 const (
@@ -140,7 +141,8 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	store, err := NewStore(db, key)
+	kdb := kv.Open(db)
+	store, err := newStore(kdb, key)
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +160,9 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		routing:     routing,
 		escrow:      esc,
 		store:       store,
-		jobs:        &jobs{db: db, onChange: cfg.onJob},
-		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
-		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
+		jobs:        &jobs{db: kdb, onChange: cfg.onJob},
+		latency:     &latencies{db: kdb, m: make(map[string]storedLatency)},
+		misquote:    &misquotes{db: kdb, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},
 		client:      &agentClient{host: h, holePunchWait: HolePunchWait},
@@ -201,7 +203,7 @@ func (m *Market) Start(ctx context.Context) error {
 		return err
 	}
 	// Before any job can change: the build reads a snapshot.
-	if err := BuildJobIndex(m.jobs.db); err != nil {
+	if err := buildJobIndex(m.jobs.db); err != nil {
 		return err
 	}
 	srv, ln, err := m.listenStreams()
