@@ -24,6 +24,12 @@
 // releases carry no tag: they verify until canon.UntaggedUntil, logged once
 // per signer, and a seller signs its stored listings again with the tag at
 // start.
+//
+// Storage: the market's keys (keys.go, jobindex.go) are read and written
+// through internal/kv, the transaction interface escrow's changes also
+// implement; a job's money, input and output are the escrow's, read through
+// its API. JobView is the one way to read job records, for the daemon
+// (Market.Jobs) and for offline commands (OpenJobView, read-only).
 package market
 
 import (

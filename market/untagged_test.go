@@ -17,6 +17,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/canon"
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/market/builtin"
 )
 
@@ -182,4 +183,29 @@ func TestSellerOfAnOlderReleaseIsHiredAndLoggedOnce(t *testing.T) {
 	require.Equal(t, 1, logs.count("kind="+TypeListing+" signer="+seller.host.ID().String()), "%q", logs.lines)
 	require.Equal(t, 1, logs.count("kind="+TypeQuote+" signer="+seller.host.ID().String()), "%q", logs.lines)
 	require.Equal(t, 2, logs.count("without a type tag (an older release): it stops being accepted at "+canon.UntaggedUntil), "the lines say until when")
+}
+
+// A listing stored by a release from before tags is signed again with its
+// tag when the seller starts, so buyers see only tagged listings from it.
+func TestUntaggedStoredListingIsSignedAgainAtStart(t *testing.T) {
+	p := setupPeer(t, nil)
+	ctx := context.Background()
+	addListing(t, p, "compute.statistics.median", 1000)
+	o, err := p.market.Store().Get(ctx, "compute.statistics.median")
+	require.NoError(t, err)
+	l := o.Signed.Listing
+	l.Type = ""
+	o.Signed = SignedListing{Listing: l, Signature: signUntagged(t, p.key, l)}
+	val, err := json.Marshal(o)
+	require.NoError(t, err)
+	require.NoError(t, p.market.jobs.db.Update(func(txn kv.Txn) error { return txn.Set(listingKey(l.Capability), val) }))
+	o, err = p.market.Store().Get(ctx, "compute.statistics.median")
+	require.NoError(t, err)
+	require.True(t, o.Signed.Untagged())
+
+	require.NoError(t, p.market.resignListings(ctx))
+	o, err = p.market.Store().Get(ctx, "compute.statistics.median")
+	require.NoError(t, err)
+	require.Equal(t, TypeListing, o.Signed.Listing.Type)
+	require.NoError(t, o.Signed.VerifyAt(p.host.ID(), "compute.statistics.median", untaggedCutoff(t)), "verifies after the cutoff too")
 }
