@@ -103,7 +103,7 @@ func Body(tag string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, ok := typeOf(val); !ok || got != tag {
+	if ok, got := typeIs(val, tag); !ok {
 		return nil, fmt.Errorf("signing bytes: the message's type is %q, want %q", truncate(got), tag)
 	}
 	return writeJSON(raw, val), nil

@@ -111,3 +111,40 @@ func TestSignedTagsAreDistinct(t *testing.T) {
 	}
 	require.NotContains(t, seen, canon.TagReceipt, "a receipt is not signed itself")
 }
+
+// BenchmarkSigningBytes compares the tagged signing bytes with the plain
+// stable JSON that listings and quotes were signed over before tags: the
+// tag check must not cost another encoding.
+func BenchmarkSigningBytes(b *testing.B) {
+	type quote struct {
+		Type       string `json:"type"`
+		V          int    `json:"v"`
+		QuoteID    string `json:"quote_id"`
+		Capability string `json:"capability"`
+		Price      string `json:"price"`
+		Seller     string `json:"seller"`
+		Buyer      string `json:"buyer"`
+		CreatedAt  string `json:"created_at"`
+		ExpiresAt  string `json:"expires_at"`
+		WindowMS   int64  `json:"window_ms"`
+	}
+	q := quote{Type: canon.TagQuote, V: 1, QuoteID: "q-0123456789", Capability: "compute.statistics.mean", Price: "0.01",
+		Seller: "12D3KooWJWoaqZhDaoEFshF7Rh1bpY9ohihFhzcW6d69Lr2NASuq", Buyer: "12D3KooWK99VoVxNE7XzyBwXEzW7xhK7Gpv85r9F3V3fyKSUKPH5",
+		CreatedAt: "2026-11-29T12:00:00Z", ExpiresAt: "2026-11-29T12:05:00Z", WindowMS: 600_000}
+	b.Run("JSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := canon.JSON(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Body", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := canon.Body(canon.TagQuote, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -79,21 +79,38 @@ func writeJSON(raw []byte, val jsonValue) []byte {
 	return buf.Bytes()
 }
 
-// typeOf is the value of the top-level "type" member of val, and whether
-// val is an object with a string there.
-func typeOf(val jsonValue) (string, bool) {
-	if val.kind != kindObject {
-		return "", false
+// isASCII reports whether the UTF-16 string u is the ASCII string s.
+func isASCII(u []uint16, s string) bool {
+	if len(u) != len(s) {
+		return false
 	}
-	for _, m := range val.members {
-		if string(utf16.Decode(m.key)) == "type" {
-			if m.val.kind != kindString {
-				return "", false
-			}
-			return string(utf16.Decode(m.val.str)), true
+	for i := range u {
+		if u[i] != uint16(s[i]) {
+			return false
 		}
 	}
-	return "", false
+	return true
+}
+
+// typeIs reports whether val is an object whose top-level "type" is the
+// string tag, and else what its "type" is ("" when none or not a string).
+func typeIs(val jsonValue, tag string) (bool, string) {
+	if val.kind != kindObject {
+		return false, ""
+	}
+	for _, m := range val.members {
+		if !isASCII(m.key, "type") {
+			continue
+		}
+		if m.val.kind != kindString {
+			return false, ""
+		}
+		if isASCII(m.val.str, tag) {
+			return true, tag
+		}
+		return false, string(utf16.Decode(m.val.str))
+	}
+	return false, ""
 }
 
 // jsonKind tells which field of jsonValue is set.
