@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,8 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/gateway/x402"
+	"github.com/swarmwage/swarmwage/internal/canon"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/skillcard"
 )
 
 var update = flag.Bool("update", false, "rewrite the vectors in protocol.md")
@@ -60,27 +61,62 @@ func vectors(t *testing.T) map[string]string {
 	require.NoError(t, err)
 	out["dht-key"] = "network: amino\ncapability: text.summarize.short\nkey: " + key.String()
 
+	signer := func(who string, seed byte, id peer.ID) string {
+		return fmt.Sprintf("signer: %s, Ed25519 seed %02x..%02x (32 bytes), peer %s", who, seed, seed, id)
+	}
+	sellerLine, buyerLine := signer("seller", 2, seller), signer("buyer", 1, buyer)
+
+	l0 := market.Listing{
+		Version: 1, Capability: "compute.statistics.mean", Price: 10_000, Handler: market.HandlerBuiltin, Seller: seller, CreatedAt: at,
+		Terms: &market.ListingTerms{WindowMS: 600_000, MaxDurationMS: 300_000},
+	}
+	sl, err := market.SignListing(sellerKey, l0)
+	require.NoError(t, err)
+	require.NoError(t, sl.VerifyAt(seller, "compute.statistics.mean", at))
+	lb, err := canon.Body(market.TypeListing, sl.Listing)
+	require.NoError(t, err)
+	out["listing"] = sellerLine + "\nsigning bytes: " + string(lb) + "\nsignature: " + sl.Signature
+
 	q := market.Quote{
-		Version: 1, QuoteID: "q1", Capability: "compute.statistics.mean", Price: 10_000,
+		Type: market.TypeQuote, Version: 1, QuoteID: "q1", Capability: "compute.statistics.mean", Price: 10_000,
 		Seller: seller, Buyer: buyer, CreatedAt: at.Format(time.RFC3339Nano), ExpiresAt: at.Add(5 * time.Minute).Format(time.RFC3339Nano),
 		WindowMS: 600_000, MaxDurationMS: 300_000,
 	}
-	qb, err := skillcard.StableJSON(q)
+	qb, err := canon.Body(market.TypeQuote, q)
 	require.NoError(t, err)
 	qsig := base64.StdEncoding.EncodeToString(sign(t, sellerKey, qb))
 	require.NoError(t, market.SignedQuote{Quote: q, Signature: qsig}.Verify(seller, buyer, "compute.statistics.mean", at))
-	out["quote"] = "signing bytes: " + string(qb) + "\nsignature: " + qsig
+	out["quote"] = sellerLine + "\nsigning bytes: " + string(qb) + "\nsignature: " + qsig
+
+	// The same listing and quote as a release before type tags signed them:
+	// accepted until canon.UntaggedUntil.
+	ul := sl.Listing
+	ul.Type = ""
+	ulb, err := canon.LegacyBody(ul)
+	require.NoError(t, err)
+	ulsig := base64.StdEncoding.EncodeToString(sign(t, sellerKey, ulb))
+	untaggedListing := market.SignedListing{Listing: ul, Signature: ulsig}
+	require.NoError(t, untaggedListing.VerifyAt(seller, "compute.statistics.mean", at))
+	require.Error(t, untaggedListing.VerifyAt(seller, "compute.statistics.mean", untaggedCutoff(t)))
+	out["listing-untagged"] = sellerLine + "\nsigning bytes: " + string(ulb) + "\nsignature: " + ulsig
+	uq := q
+	uq.Type = ""
+	uqb, err := canon.LegacyBody(uq)
+	require.NoError(t, err)
+	uqsig := base64.StdEncoding.EncodeToString(sign(t, sellerKey, uqb))
+	require.NoError(t, market.SignedQuote{Quote: uq, Signature: uqsig}.Verify(seller, buyer, "compute.statistics.mean", at))
+	out["quote-untagged"] = sellerLine + "\nsigning bytes: " + string(uqb) + "\nsignature: " + uqsig
 
 	input := []byte(`{"data":[1,2,3]}`)
 	l := &escrow.Lock{
 		JobID: "job-1", QuoteID: "q1", Capability: "compute.statistics.mean", Buyer: buyer, Seller: seller,
 		Amount: 50_000, Deadline: at.Add(10 * time.Minute), Window: time.Minute, CreatedAt: at, InputHash: escrow.HashHex(input),
 	}
-	lb, err := l.SigningBytes()
+	lkb, err := l.SigningBytes()
 	require.NoError(t, err)
-	l.Signature = sign(t, buyerKey, lb)
+	l.Signature = sign(t, buyerKey, lkb)
 	require.NoError(t, l.Verify())
-	out["lock"] = "input: " + string(input) + "\nsigning bytes: " + string(lb) + "\nsignature: " + base64.StdEncoding.EncodeToString(l.Signature)
+	out["lock"] = buyerLine + "\ninput: " + string(input) + "\nsigning bytes: " + string(lkb) + "\nsignature: " + base64.StdEncoding.EncodeToString(l.Signature)
 
 	output := []byte(`{"result":2}`)
 	d := &escrow.Delivery{JobID: "job-1", OutputHash: escrow.HashHex(output), Seller: seller, DeliveredAt: at.Add(time.Second)}
@@ -88,18 +124,20 @@ func vectors(t *testing.T) map[string]string {
 	require.NoError(t, err)
 	d.Signature = sign(t, sellerKey, db)
 	require.NoError(t, d.Verify())
-	out["delivery"] = "output: " + string(output) + "\nsigning bytes: " + string(db) + "\nsignature: " + base64.StdEncoding.EncodeToString(d.Signature)
+	out["delivery"] = sellerLine + "\noutput: " + string(output) + "\nsigning bytes: " + string(db) + "\nsignature: " + base64.StdEncoding.EncodeToString(d.Signature)
 
 	s := &escrow.Settle{JobID: "job-1", Decision: escrow.DecisionRelease, Amount: 50_000, Buyer: buyer, At: at.Add(2 * time.Second)}
 	sb, err := s.SigningBytes()
 	require.NoError(t, err)
 	s.Signature = sign(t, buyerKey, sb)
 	require.NoError(t, s.Verify())
-	out["settle"] = "signing bytes: " + string(sb) + "\nsignature: " + base64.StdEncoding.EncodeToString(s.Signature)
+	out["settle"] = buyerLine + "\nsigning bytes: " + string(sb) + "\nsignature: " + base64.StdEncoding.EncodeToString(s.Signature)
 
 	r := escrow.Receipt{Lock: l, Delivery: d, Settle: s, Rail: escrow.RailCredits, Input: input, Output: output}
 	require.NoError(t, r.Check(), "the vectors make one receipt that checks out")
-	out["payment-evm"] = evmPaymentVector(t, buyerKey, l, d, s)
+	out["payment-evm"], out["lock-rail"], out["settle-rail"] = evmPaymentVector(t, buyerKey, l, d, s)
+	out["lock-rail"] = buyerLine + "\n" + out["lock-rail"]
+	out["settle-rail"] = buyerLine + "\n" + out["settle-rail"]
 	out["payment-signature"] = x402PaymentVector(t)
 	return out
 }
@@ -149,7 +187,7 @@ func x402PaymentVector(t *testing.T) string {
 // evmPaymentVector is the same job on the evm rail: its lock and release
 // vouchers and the payment proof of its receipt, which checks out against
 // the receipt's signed messages.
-func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d *escrow.Delivery, s1 *escrow.Settle) string {
+func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d *escrow.Delivery, s1 *escrow.Settle) (payment, lock, settle string) {
 	bk, err := evm.ParseKey(strings.Repeat("01", 32))
 	require.NoError(t, err)
 	sk, err := evm.ParseKey(strings.Repeat("02", 32))
@@ -165,6 +203,7 @@ func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d 
 	lb, err := l.SigningBytes()
 	require.NoError(t, err)
 	l.Signature = sign(t, buyerKey, lb)
+	require.NoError(t, l.Verify())
 	rel := &evm.Release{JobID: v.JobID, Buyer: v.Buyer, Seller: v.Seller, Amount: v.Amount}
 	require.NoError(t, dom.SignRelease(bk, rel))
 	rb, err := json.Marshal(rel)
@@ -174,6 +213,7 @@ func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d 
 	sb, err := s.SigningBytes()
 	require.NoError(t, err)
 	s.Signature = sign(t, buyerKey, sb)
+	require.NoError(t, s.Verify())
 	p := evm.Payment{Outcome: escrow.RailPaid, ChainID: 8453, Escrow: dom.Escrow, JobID: v.JobID, Buyer: v.Buyer, Seller: v.Seller,
 		Amount: v.Amount, Tx: common.HexToHash("0x" + strings.Repeat("ab", 32)), Block: 24_000_000}
 	pb, err := p.MarshalJSON()
@@ -184,11 +224,20 @@ func evmPaymentVector(t *testing.T, buyerKey crypto.PrivKey, l2 *escrow.Lock, d 
 	require.NoError(t, err, "the payment is the receipt's")
 	require.Equal(t, p, *got)
 	return "buyer evm key: 0x" + strings.Repeat("01", 32) + " (" + bk.Address().Hex() + ")\n" +
-		"seller evm key: 0x" + strings.Repeat("02", 32) + " (" + sk.Address().Hex() + ")\n" +
-		"domain: chain 8453, escrow " + dom.Escrow.Hex() + "\n" +
-		"lock rail_proof: " + string(vb) + "\n" +
-		"settle rail_proof: " + string(rb) + "\n" +
-		"payment: " + string(pb)
+			"seller evm key: 0x" + strings.Repeat("02", 32) + " (" + sk.Address().Hex() + ")\n" +
+			"domain: chain 8453, escrow " + dom.Escrow.Hex() + "\n" +
+			"lock rail_proof: " + string(vb) + "\n" +
+			"settle rail_proof: " + string(rb) + "\n" +
+			"payment: " + string(pb),
+		"signing bytes: " + string(lb) + "\nsignature: " + base64.StdEncoding.EncodeToString(l.Signature),
+		"signing bytes: " + string(sb) + "\nsignature: " + base64.StdEncoding.EncodeToString(s.Signature)
+}
+
+func untaggedCutoff(t *testing.T) time.Time {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339, canon.UntaggedUntil)
+	require.NoError(t, err)
+	return at
 }
 
 var vectorRE = regexp.MustCompile("(?s)<!-- vector: ([a-z-]+) -->\n```\n(.*?)\n```")
@@ -222,4 +271,67 @@ func TestProtocolVectors(t *testing.T) {
 		require.NoError(t, os.WriteFile("protocol.md", []byte(updated), 0o644))
 	}
 	require.False(t, strings.Contains(updated, "signature: -"), "every vector is filled in")
+}
+
+var (
+	signerRE  = regexp.MustCompile(`(?m)^signer: \w+, Ed25519 seed [0-9a-f]{2}\.\.[0-9a-f]{2} \(32 bytes\), peer (\S+)$`)
+	bytesRE   = regexp.MustCompile(`(?m)^signing bytes: (.*)$`)
+	sigLineRE = regexp.MustCompile(`(?m)^signature: (\S+)$`)
+	typeRE    = regexp.MustCompile(`^\{.*"type":"([^"]+)"`)
+)
+
+// TestSignedMessageVectors: protocol.md has a vector for every kind of
+// signed message (each tag of canon.SignedTags), and each vector's
+// signature, read from the document, verifies over its signing bytes by its
+// signer's peer ID, and over no other vector's bytes.
+func TestSignedMessageVectors(t *testing.T) {
+	doc, err := os.ReadFile("protocol.md")
+	require.NoError(t, err)
+	type vector struct {
+		name      string
+		signer    peer.ID
+		body, sig []byte
+		tag       string
+	}
+	var vs []vector
+	for _, m := range vectorRE.FindAllStringSubmatch(string(doc), -1) {
+		name, text := m[1], m[2]
+		b, sg := bytesRE.FindStringSubmatch(text), sigLineRE.FindStringSubmatch(text)
+		if b == nil {
+			continue
+		}
+		who := signerRE.FindStringSubmatch(text)
+		require.NotNil(t, who, "vector %s names its signer", name)
+		require.NotNil(t, sg, "vector %s has a signature", name)
+		id, err := peer.Decode(who[1])
+		require.NoError(t, err, "vector %s", name)
+		sig, err := base64.StdEncoding.DecodeString(sg[1])
+		require.NoError(t, err, "vector %s", name)
+		v := vector{name: name, signer: id, body: []byte(b[1]), sig: sig}
+		if tm := typeRE.FindStringSubmatch(b[1]); tm != nil && !strings.HasSuffix(name, "-untagged") {
+			v.tag = tm[1]
+		}
+		vs = append(vs, v)
+	}
+	tags := map[string]string{}
+	for _, v := range vs {
+		require.NoError(t, canon.Verify(v.signer, v.body, v.sig), "vector %s verifies", v.name)
+		if v.tag != "" {
+			got, err := canon.JSONBytes(v.body)
+			require.NoError(t, err)
+			require.Equal(t, string(got), string(v.body), "vector %s: the signing bytes are stable JSON", v.name)
+			tags[v.tag] = v.name
+		}
+		for _, o := range vs {
+			if o.name != v.name {
+				require.Error(t, canon.Verify(v.signer, o.body, v.sig), "the signature of %s does not verify over %s", v.name, o.name)
+			}
+		}
+	}
+	for _, tag := range canon.SignedTags() {
+		require.Contains(t, tags, tag, "protocol.md has a vector of %s", tag)
+	}
+	for _, name := range []string{"listing-untagged", "quote-untagged"} {
+		require.True(t, slices.ContainsFunc(vs, func(v vector) bool { return v.name == name }), "protocol.md has the vector %s", name)
+	}
 }

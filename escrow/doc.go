@@ -54,10 +54,11 @@
 //
 // Wire messages (Lock, Delivery, Settle) are JSON with snake_case fields,
 // amounts as decimal strings of credits and a base64 signature by the node's
-// libp2p key over the stable JSON (skillcard.StableJSON) of the message
-// without its signature. The signer's peer ID must embed its public key
-// (Ed25519). The "type" field tags the message kind, so a signature for one
-// kind never verifies as another.
+// libp2p key over the stable JSON of the message without its signature,
+// as package internal/canon signs and checks every signed message. The
+// signer's peer ID must embed its public key (Ed25519). The "type" field
+// tags the message kind, so a signature for one kind never verifies as
+// another.
 //
 // Idempotency: repeating an operation or message that already took effect
 // returns nil (and the stored message where one is returned) and changes

@@ -13,34 +13,35 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/swarmwage/swarmwage/skillcard"
+	"github.com/swarmwage/swarmwage/internal/canon"
 )
 
-// Wire message type tags. The tag is part of the signed body, so a signature
-// made for one kind of message never verifies as another kind. A change to
-// a message's fields gets a new tag.
+// Wire message type tags (package internal/canon lists every signed
+// message's). The tag is part of the signed body, so a signature made for
+// one kind of message never verifies as another kind. A change to a
+// message's fields gets a new tag.
 const (
 	// TypeLock tags a Lock on the wire. Version 2 commits to the input's
 	// hash (input_hash); every lock this release signs is version 2.
-	TypeLock = "swarmwage/escrow/lock/2"
+	TypeLock = canon.TagLock
 	// TypeLockV1 tags a lock without input_hash, as releases before it
 	// signed them. They still decode (stored evidence), but a seller
 	// accepts only version 2 for new jobs.
-	TypeLockV1 = "swarmwage/escrow/lock/1"
+	TypeLockV1 = canon.TagLockV1
 	// TypeLockRail tags a lock settled on a rail other than credits
 	// (rail.go): a version 2 lock plus the rail's name, both parties'
 	// addresses on it, the time from which the seller may claim it
 	// (not_before) and the rail's own signed lock (rail_proof, the evm lock
 	// voucher). Credits locks stay version 2.
-	TypeLockRail = "swarmwage/escrow/lock/3"
+	TypeLockRail = canon.TagLockRail
 	// TypeDelivery tags a Delivery on the wire.
-	TypeDelivery = "swarmwage/escrow/delivery/1"
+	TypeDelivery = canon.TagDelivery
 	// TypeSettle tags a Settle on the wire.
-	TypeSettle = "swarmwage/escrow/settle/1"
+	TypeSettle = canon.TagSettle
 	// TypeSettleRail tags a settle of a job on another rail than credits:
 	// version 1 plus the rail's name and, for a release, the rail's signed
 	// release (rail_proof, the evm release voucher).
-	TypeSettleRail = "swarmwage/escrow/settle/2"
+	TypeSettleRail = canon.TagSettleRail
 )
 
 // Decision values of a Settle.
@@ -406,7 +407,10 @@ func (l *Lock) UnmarshalJSON(data []byte) error {
 
 // SigningBytes returns the bytes the buyer signs: the stable JSON of the
 // wire form without the signature field.
-func (l *Lock) SigningBytes() ([]byte, error) { return stableBody(l.wire(false)) }
+func (l *Lock) SigningBytes() ([]byte, error) {
+	w := l.wire(false)
+	return canon.Body(w.Type, w)
+}
 
 // Verify checks that Buyer signed the lock with the key its peer ID names.
 // The error wraps ErrForged.
@@ -423,7 +427,7 @@ func (l *Lock) sign(key crypto.PrivKey) error {
 	if err != nil {
 		return err
 	}
-	l.Signature, err = key.Sign(body)
+	l.Signature, err = canon.Sign(key, body)
 	if err != nil {
 		return fmt.Errorf("sign lock %s: %w", l.JobID, err)
 	}
@@ -545,7 +549,7 @@ func (d *Delivery) UnmarshalJSON(data []byte) error {
 }
 
 // SigningBytes returns the bytes the seller signs.
-func (d *Delivery) SigningBytes() ([]byte, error) { return stableBody(d.wire(false)) }
+func (d *Delivery) SigningBytes() ([]byte, error) { return canon.Body(TypeDelivery, d.wire(false)) }
 
 // Verify checks that Seller signed the delivery. The error wraps ErrForged.
 func (d *Delivery) Verify() error {
@@ -561,7 +565,7 @@ func (d *Delivery) sign(key crypto.PrivKey) error {
 	if err != nil {
 		return err
 	}
-	d.Signature, err = key.Sign(body)
+	d.Signature, err = canon.Sign(key, body)
 	if err != nil {
 		return fmt.Errorf("sign delivery %s: %w", d.JobID, err)
 	}
@@ -672,7 +676,10 @@ func (s *Settle) UnmarshalJSON(data []byte) error {
 }
 
 // SigningBytes returns the bytes the buyer signs.
-func (s *Settle) SigningBytes() ([]byte, error) { return stableBody(s.wire(false)) }
+func (s *Settle) SigningBytes() ([]byte, error) {
+	w := s.wire(false)
+	return canon.Body(w.Type, w)
+}
 
 // Verify checks that Buyer signed the settle. The error wraps ErrForged.
 func (s *Settle) Verify() error {
@@ -688,7 +695,7 @@ func (s *Settle) sign(key crypto.PrivKey) error {
 	if err != nil {
 		return err
 	}
-	s.Signature, err = key.Sign(body)
+	s.Signature, err = canon.Sign(key, body)
 	if err != nil {
 		return fmt.Errorf("sign settle %s: %w", s.JobID, err)
 	}
@@ -748,28 +755,12 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-func stableBody(w any) ([]byte, error) {
-	b, err := skillcard.StableJSON(w)
-	if err != nil {
-		return nil, fmt.Errorf("stable JSON: %w", err)
-	}
-	return b, nil
-}
-
 // verifySig checks sig over body by the key signer's peer ID is derived
-// from. Only peer IDs that embed their public key (Ed25519) can be checked.
+// from (canon.Verify). Only peer IDs that embed their public key (Ed25519)
+// can be checked. The error wraps ErrForged.
 func verifySig(signer peer.ID, body, sig []byte) error {
-	pub, err := signer.ExtractPublicKey()
-	if err != nil {
-		return fmt.Errorf("%w: cannot recover the public key of signer %s: %v", ErrForged, signer, err)
-	}
-	id, err := peer.IDFromPublicKey(pub)
-	if err != nil || id != signer {
-		return fmt.Errorf("%w: signer %s does not match its public key", ErrForged, signer)
-	}
-	ok, err := pub.Verify(body, sig)
-	if err != nil || !ok {
-		return fmt.Errorf("%w: bad signature by %s", ErrForged, signer)
+	if err := canon.Verify(signer, body, sig); err != nil {
+		return fmt.Errorf("%w: %w", ErrForged, err)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 // MaxPayloadSize caps one stored input or output: the largest output a
@@ -25,27 +23,6 @@ func putPayload(txn *tx, role Role, jobID, kind string, data []byte, hash string
 		return fmt.Errorf("write %s of %s: %w", kind, jobID, err)
 	}
 	return nil
-}
-
-// LoadPayload is Payload without an Escrow, for offline commands that
-// open the node's DB themselves.
-func LoadPayload(db *badger.DB, role Role, jobID, kind string) ([]byte, error) {
-	var out []byte
-	err := db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(payloadKey(role, jobID, kind))
-		if err != nil {
-			return err
-		}
-		out, err = item.ValueCopy(nil)
-		return err
-	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("%s of job %s: %w", kind, truncate(jobID), ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s of job %s: %w", kind, truncate(jobID), err)
-	}
-	return out, nil
 }
 
 // Payload returns the input or output (PayloadInput, PayloadOutput) of a job

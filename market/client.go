@@ -22,6 +22,16 @@ type agentClient struct {
 	host host.Host
 	// holePunchWait is HolePunchWait; tests shorten it.
 	holePunchWait time.Duration
+	// untagged, if set, hears of each listing accepted without a type tag
+	// (Market.noteUntagged).
+	untagged func(kind string, signer peer.ID)
+}
+
+// noteUntagged tells c.untagged of an untagged listing that verified.
+func (c *agentClient) noteUntagged(s SignedListing) {
+	if s.Untagged() && c.untagged != nil {
+		c.untagged(TypeListing, s.Listing.Seller)
+	}
 }
 
 // do sends one request to seller's agent endpoint and decodes a JSON
@@ -127,6 +137,7 @@ func (c *agentClient) fetchListing(ctx context.Context, seller peer.AddrInfo, ca
 	if err := s.Verify(seller.ID, capID); err != nil {
 		return SignedListing{}, rtt, err
 	}
+	c.noteUntagged(s)
 	return s, rtt, nil
 }
 
@@ -153,6 +164,7 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 			rejected++
 			continue
 		}
+		c.noteUntagged(s)
 		out = append(out, s)
 	}
 	return out, rejected, rtt, nil

@@ -359,6 +359,9 @@ func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQu
 		if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
 			return SignedQuote{}, err
 		}
+		if q.Untagged() {
+			m.noteUntagged(TypeQuote, s.Peer.ID)
+		}
 		if why := offListing(q.Quote, s.Listing.Listing); why != "" {
 			return SignedQuote{}, m.misquoted(ctx, s, q, why)
 		}

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 // The job index lists the job records that are not done, so that the
@@ -20,7 +21,7 @@ import (
 //	jobidx/built                   -> the index covers every record
 //
 // A repo from before the index has no jobidx/built: Market.Start builds it
-// once (BuildJobIndex), and readers scan the records until then.
+// once (buildJobIndex), and readers scan the records until then.
 const (
 	jobIndexPrefix   = "jobidx/"
 	jobRunningPrefix = jobIndexPrefix + "running/"
@@ -38,7 +39,7 @@ func jobUnsentKey(jobID string) []byte {
 }
 
 // setJob writes r and its index entries in txn.
-func setJob(txn *badger.Txn, r JobRecord, val []byte) error {
+func setJob(txn kv.Txn, r JobRecord, val []byte) error {
 	if err := txn.Set(jobKey(r.Role, r.JobID), val); err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func setJob(txn *badger.Txn, r JobRecord, val []byte) error {
 }
 
 // indexJob makes r's index entries say what r says.
-func indexJob(txn *badger.Txn, r JobRecord) error {
+func indexJob(txn kv.Txn, r JobRecord) error {
 	running := jobRunningKey(r.Role, r.JobID)
 	var err error
 	if r.Status == StatusRunning {
@@ -63,40 +64,38 @@ func indexJob(txn *badger.Txn, r JobRecord) error {
 	return txn.Set(jobUnsentKey(r.JobID), []byte(r.Seller))
 }
 
-// BuildJobIndex builds the job index of db from its records, unless it is
+// buildJobIndex builds the job index of db from its records, unless it is
 // built. It is safe to run again after a crash part way: entries are set,
 // and only a finished build marks the index built.
-func BuildJobIndex(db *badger.DB) error {
+func buildJobIndex(db *kv.DB) error {
 	if jobIndexBuilt(db) {
 		return nil
 	}
-	wb := db.NewWriteBatch()
-	defer wb.Cancel()
-	err := scanJobs(db, "", func(r JobRecord) error {
-		if r.Status == StatusRunning {
-			if err := wb.Set(jobRunningKey(r.Role, r.JobID), nil); err != nil {
-				return err
+	err := db.Batch(func(wb kv.Writer) error {
+		err := scanJobs(db, "", func(r JobRecord) error {
+			if r.Status == StatusRunning {
+				if err := wb.Set(jobRunningKey(r.Role, r.JobID), nil); err != nil {
+					return err
+				}
 			}
+			if r.Role == RoleBuyer && !r.SettleSent {
+				return wb.Set(jobUnsentKey(r.JobID), []byte(r.Seller))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		if r.Role == RoleBuyer && !r.SettleSent {
-			return wb.Set(jobUnsentKey(r.JobID), []byte(r.Seller))
-		}
-		return nil
+		return wb.Set(jobIndexBuiltKey, nil)
 	})
-	if err == nil {
-		err = wb.Set(jobIndexBuiltKey, nil)
-	}
-	if err == nil {
-		err = wb.Flush()
-	}
 	if err != nil {
 		return fmt.Errorf("build the job index: %w", err)
 	}
 	return nil
 }
 
-func jobIndexBuilt(db *badger.DB) bool {
-	err := db.View(func(txn *badger.Txn) error {
+func jobIndexBuilt(db *kv.DB) bool {
+	err := db.View(func(txn kv.Reader) error {
 		_, err := txn.Get(jobIndexBuiltKey)
 		return err
 	})
@@ -106,48 +105,29 @@ func jobIndexBuilt(db *badger.DB) bool {
 // scanJobs calls fn with each job record of role (both roles when empty),
 // in key order, without their inputs and outputs. Corrupt records are
 // skipped: one must not hide the others.
-func scanJobs(db *badger.DB, role string, fn func(JobRecord) error) error {
+func scanJobs(db *kv.DB, role string, fn func(JobRecord) error) error {
 	prefix := []byte(jobPrefix)
 	if role != "" {
 		prefix = jobRolePrefix(role)
 	}
-	return db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+	return db.View(func(txn kv.Reader) error {
+		return txn.Scan(prefix, func(_, v []byte) error {
 			var s jobSummary
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &s) }); err != nil || s.Version != jobVersion {
-				continue
+			if err := json.Unmarshal(v, &s); err != nil || s.Version != jobVersion {
+				return nil
 			}
-			if err := fn(s.JobRecord); err != nil {
-				return err
-			}
-		}
-		return nil
+			return fn(s.JobRecord)
+		})
 	})
 }
 
 // indexKeys calls fn with the suffix of each key under prefix (what comes
-// after it), reading keys only.
-func indexKeys(db *badger.DB, prefix string, fn func(suffix string, val []byte) error) error {
-	return db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = []byte(prefix)
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(opts.Prefix); it.ValidForPrefix(opts.Prefix); it.Next() {
-			item := it.Item()
-			val, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(string(item.Key()[len(prefix):]), val); err != nil {
-				return err
-			}
-		}
-		return nil
+// after it) and its value.
+func indexKeys(db *kv.DB, prefix string, fn func(suffix string, val []byte) error) error {
+	return db.View(func(txn kv.Reader) error {
+		return txn.Scan([]byte(prefix), func(k, v []byte) error {
+			return fn(string(k[len(prefix):]), v)
+		})
 	})
 }
 
@@ -156,7 +136,7 @@ type jobRef struct{ Role, JobID string }
 
 // runningJobs lists the records that say running, from the index when it
 // is built.
-func runningJobs(db *badger.DB) ([]jobRef, error) {
+func runningJobs(db *kv.DB) ([]jobRef, error) {
 	var out []jobRef
 	if !jobIndexBuilt(db) {
 		err := scanJobs(db, "", func(r JobRecord) error {
@@ -190,7 +170,7 @@ func parseJobRef(suffix string) (jobRef, error) {
 
 // unsentSettles lists the bought jobs whose settle the seller has not
 // acknowledged, with their sellers.
-func unsentSettles(db *badger.DB) (map[string]peer.ID, error) {
+func unsentSettles(db *kv.DB) (map[string]peer.ID, error) {
 	out := make(map[string]peer.ID)
 	if !jobIndexBuilt(db) {
 		err := scanJobs(db, RoleBuyer, func(r JobRecord) error {
@@ -209,21 +189,4 @@ func unsentSettles(db *badger.DB) (map[string]peer.ID, error) {
 		return nil
 	})
 	return out, err
-}
-
-// JobsInFlight counts the jobs db's node is buying and selling that are
-// still running.
-func JobsInFlight(db *badger.DB) (bought, sold int, err error) {
-	refs, err := runningJobs(db)
-	if err != nil {
-		return 0, 0, fmt.Errorf("count running jobs: %w", err)
-	}
-	for _, r := range refs {
-		if r.Role == RoleBuyer {
-			bought++
-		} else {
-			sold++
-		}
-	}
-	return bought, sold, nil
 }

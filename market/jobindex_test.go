@@ -1,6 +1,7 @@
 package market
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -12,14 +13,16 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 func memJobs(t *testing.T) *jobs {
 	t.Helper()
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	return &jobs{db: db}
+	return &jobs{db: kv.Open(db)}
 }
 
 func somePeer(t *testing.T) peer.ID {
@@ -31,7 +34,7 @@ func somePeer(t *testing.T) peer.ID {
 	return id
 }
 
-func refsOf(t *testing.T, db *badger.DB) []string {
+func refsOf(t *testing.T, db *kv.DB) []string {
 	t.Helper()
 	refs, err := runningJobs(db)
 	require.NoError(t, err)
@@ -47,7 +50,7 @@ func refsOf(t *testing.T, db *badger.DB) []string {
 // step with the records, for both roles, whatever bytes a job ID holds.
 func TestJobIndexFollowsEveryWrite(t *testing.T) {
 	j := memJobs(t)
-	require.NoError(t, BuildJobIndex(j.db))
+	require.NoError(t, buildJobIndex(j.db))
 	seller := somePeer(t)
 	odd := "job/with\x00odd/bytes"
 	for _, r := range []JobRecord{
@@ -77,7 +80,7 @@ func TestJobIndexFollowsEveryWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, unsent, "b1")
 
-	bought, sold, err := JobsInFlight(j.db)
+	bought, sold, err := (&JobView{jobs: j}).InFlight(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 0}, []int{bought, sold})
 }
@@ -94,7 +97,7 @@ func TestBuildJobIndexOnARepoFromBeforeIt(t *testing.T) {
 			SettleSent: i%5 == 0, CreatedAt: time.Unix(int64(i), 0)}
 		val, err := json.Marshal(r)
 		require.NoError(t, err)
-		require.NoError(t, j.db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }))
+		require.NoError(t, j.db.Update(func(txn kv.Txn) error { return txn.Set(jobKey(r.Role, r.JobID), val) }))
 	}
 	require.False(t, jobIndexBuilt(j.db))
 	scanned := refsOf(t, j.db)
@@ -103,14 +106,14 @@ func TestBuildJobIndexOnARepoFromBeforeIt(t *testing.T) {
 	require.Len(t, scanned, 10)
 
 	for range 2 {
-		require.NoError(t, BuildJobIndex(j.db))
+		require.NoError(t, buildJobIndex(j.db))
 		require.True(t, jobIndexBuilt(j.db))
 		require.Equal(t, scanned, refsOf(t, j.db))
 		unsent, err := unsentSettles(j.db)
 		require.NoError(t, err)
 		require.Equal(t, scannedUnsent, unsent)
 	}
-	bought, sold, err := JobsInFlight(j.db)
+	bought, sold, err := (&JobView{jobs: j}).InFlight(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, []int{5, 5}, []int{bought, sold})
 }

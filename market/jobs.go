@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -127,7 +127,7 @@ func (r JobRecord) MarshalJSON() ([]byte, error) {
 
 // jobs stores job records and ratings.
 type jobs struct {
-	db *badger.DB
+	db *kv.DB
 
 	// Records written in the background (putAsync): readers of the same
 	// job wait for them. wg tracks the writers so Close can wait.
@@ -187,7 +187,7 @@ func (j *jobs) put(r JobRecord) error {
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
 	}
-	if err := j.db.Update(func(txn *badger.Txn) error { return setJob(txn, r, val) }); err != nil {
+	if err := j.db.Update(func(txn kv.Txn) error { return setJob(txn, r, val) }); err != nil {
 		return fmt.Errorf("store job %s: %w", r.JobID, err)
 	}
 	j.changed(r, true)
@@ -197,14 +197,14 @@ func (j *jobs) put(r JobRecord) error {
 func (j *jobs) get(role, jobID string) (JobRecord, error) {
 	j.settle(role, jobID)
 	var r JobRecord
-	err := j.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(jobKey(role, jobID))
+	err := j.db.View(func(txn kv.Reader) error {
+		v, err := txn.Get(jobKey(role, jobID))
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error { return json.Unmarshal(v, &r) })
+		return json.Unmarshal(v, &r)
 	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
+	if errors.Is(err, kv.ErrNotFound) {
 		return JobRecord{}, fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
 	}
 	if err != nil {
@@ -217,37 +217,32 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	j.settle(role, jobID)
 	var out JobRecord
-	for range 10 {
-		err := j.db.Update(func(txn *badger.Txn) error {
-			item, err := txn.Get(jobKey(role, jobID))
-			if err != nil {
-				return err
-			}
-			var r JobRecord
-			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
-				return err
-			}
-			fn(&r)
-			r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
-			val, err := json.Marshal(r)
-			if err != nil {
-				return err
-			}
-			out = r
-			return setJob(txn, r, val)
-		})
-		if errors.Is(err, badger.ErrConflict) {
-			continue
+	err := j.db.Update(func(txn kv.Txn) error {
+		v, err := txn.Get(jobKey(role, jobID))
+		if err != nil {
+			return err
 		}
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+		var r JobRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return err
 		}
-		if err == nil {
-			j.changed(out, false)
+		fn(&r)
+		r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
+		val, err := json.Marshal(r)
+		if err != nil {
+			return err
 		}
-		return err
+		out = r
+		return setJob(txn, r, val)
+	})
+	if errors.Is(err, kv.ErrNotFound) {
+		return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
 	}
-	return fmt.Errorf("update job %s: too many conflicts", jobID)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", jobID, err)
+	}
+	j.changed(out, false)
+	return nil
 }
 
 // JobQuery selects a page of job records, as summaries (ListJobsPage).
@@ -364,61 +359,52 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 	j.settle(RoleBuyer, jobID)
 	rv, _ := json.Marshal(map[string]int{"v": 1, "rating": score})
 	var out JobRecord
-	for range 10 {
-		err := j.db.Update(func(txn *badger.Txn) error {
-			item, err := txn.Get(jobKey(RoleBuyer, jobID))
-			if err != nil {
-				return err
-			}
-			var r JobRecord
-			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
-				return fmt.Errorf("decode job %s: %w", jobID, err)
-			}
-			r.Rating, r.UpdatedAt = score, time.Now().UTC()
-			r.Input, r.Output, r.State = nil, nil, ""
-			val, err := json.Marshal(r)
-			if err != nil {
-				return err
-			}
-			if err := setJob(txn, r, val); err != nil {
-				return err
-			}
-			out = r
-			return txn.Set(ratingKey(r.Seller, jobID), rv)
-		})
-		switch {
-		case errors.Is(err, badger.ErrConflict):
-			continue
-		case errors.Is(err, badger.ErrKeyNotFound):
-			return JobRecord{}, fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
-		case err != nil:
-			return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
+	err := j.db.Update(func(txn kv.Txn) error {
+		v, err := txn.Get(jobKey(RoleBuyer, jobID))
+		if err != nil {
+			return err
 		}
-		j.changed(out, false)
-		return out, nil
+		var r JobRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode job %s: %w", jobID, err)
+		}
+		r.Rating, r.UpdatedAt = score, time.Now().UTC()
+		r.Input, r.Output, r.State = nil, nil, ""
+		val, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if err := setJob(txn, r, val); err != nil {
+			return err
+		}
+		out = r
+		return txn.Set(ratingKey(r.Seller, jobID), rv)
+	})
+	switch {
+	case errors.Is(err, kv.ErrNotFound):
+		return JobRecord{}, fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
+	case err != nil:
+		return JobRecord{}, fmt.Errorf("rate job %s: %w", jobID, err)
 	}
-	return JobRecord{}, fmt.Errorf("rate job %s: too many conflicts", jobID)
+	j.changed(out, false)
+	return out, nil
 }
 
 // rating is this node's average rating of seller and the number of ratings.
 func (j *jobs) rating(seller peer.ID) (avg float64, n int) {
 	prefix := ratingSellerPrefix(seller)
 	sum := 0
-	_ = j.db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+	_ = j.db.View(func(txn kv.Reader) error {
+		return txn.Scan(prefix, func(_, b []byte) error {
 			var v struct {
 				Rating int `json:"rating"`
 			}
-			if it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &v) }) == nil && v.Rating >= 1 && v.Rating <= 5 {
+			if json.Unmarshal(b, &v) == nil && v.Rating >= 1 && v.Rating <= 5 {
 				sum += v.Rating
 				n++
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if n == 0 {
 		return 0, 0
@@ -426,50 +412,78 @@ func (j *jobs) rating(seller peer.ID) (avg float64, n int) {
 	return float64(sum) / float64(n), n
 }
 
-// Job returns one job with its input and output, preferring the buyer's
-// record when the node was both.
-func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
-	r, err := GetJob(m.jobs.db, jobID)
-	if err == nil {
-		r.State = jobStateOf(ctx, m.escrow, r)
-	}
-	return r, err
+// JobView reads the node's job records with what their escrow says (state,
+// input and output): the one API behind 'jobs list', 'jobs show' and the
+// jobs in flight of 'status'. A daemon's market serves it (Market.Jobs); an
+// offline command opens the same view on the repo's database
+// (OpenJobView), read-only. Safe for concurrent use.
+type JobView struct {
+	jobs *jobs
+	// escrow holds each job's money and payloads; nil (an offline command
+	// that could not open it): states come from the records' statuses and
+	// jobs carry no input or output.
+	escrow *escrow.Escrow
 }
 
-// Rate records a 1..5 rating of a job this node bought; find shows each
-// seller's average and hire ranks by it.
-func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, error) {
-	return m.jobs.rate(jobID, score)
+// OpenJobView is the job view of a node that is not running: db (opened
+// with kv.OpenReadOnly: the view never writes) and its escrow esc, which
+// may be nil.
+func OpenJobView(db *kv.DB, esc *escrow.Escrow) *JobView {
+	return &JobView{jobs: &jobs{db: db}, escrow: esc}
 }
 
-// JobsPage returns a page of job summaries (no input, no output) in list
-// order; Job has a whole record.
-func (m *Market) JobsPage(ctx context.Context, q JobQuery) ([]JobRecord, error) {
-	jobs, err := m.jobs.listPage(q)
-	WithStates(ctx, m.escrow, jobs)
-	return jobs, err
-}
+// Jobs is the market's job view.
+func (m *Market) Jobs() *JobView { return &JobView{jobs: m.jobs, escrow: m.escrow} }
 
-// ListJobsPage is JobsPage on db without a running market.
-func ListJobsPage(db *badger.DB, q JobQuery) ([]JobRecord, error) { return (&jobs{db: db}).listPage(q) }
-
-// GetJob returns one job record from db without a running market,
-// preferring the buyer's record.
-func GetJob(db *badger.DB, jobID string) (JobRecord, error) {
-	j := &jobs{db: db}
-	r, err := j.get(RoleBuyer, jobID)
+// Job returns one job with its input and output and state, preferring the
+// buyer's record when the node was both.
+func (v *JobView) Job(ctx context.Context, jobID string) (JobRecord, error) {
+	r, err := v.jobs.get(RoleBuyer, jobID)
 	if errors.Is(err, ErrJobNotFound) {
-		r, err = j.get(RoleSeller, jobID)
+		r, err = v.jobs.get(RoleSeller, jobID)
 	}
 	if err != nil {
 		return r, err
 	}
-	return withPayloads(db, r)
+	if r, err = v.withPayloads(ctx, r); err != nil {
+		return r, err
+	}
+	r.State = jobStateOf(ctx, v.escrow, r)
+	return r, nil
 }
 
-// withPayloads fills in a job record's input and output from the escrow.
-// Records written before the escrow held them carry their own.
-func withPayloads(db *badger.DB, r JobRecord) (JobRecord, error) {
+// Page returns a page of job summaries (no input, no output) in list
+// order, with their states; Job has a whole record.
+func (v *JobView) Page(ctx context.Context, q JobQuery) ([]JobRecord, error) {
+	jobs, err := v.jobs.listPage(q)
+	WithStates(ctx, v.escrow, jobs)
+	return jobs, err
+}
+
+// InFlight counts the jobs the node is buying and selling that are still
+// running.
+func (v *JobView) InFlight(ctx context.Context) (bought, sold int, err error) {
+	refs, err := runningJobs(v.jobs.db)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count running jobs: %w", err)
+	}
+	for _, r := range refs {
+		if r.Role == RoleBuyer {
+			bought++
+		} else {
+			sold++
+		}
+	}
+	return bought, sold, nil
+}
+
+// withPayloads fills in a job record's input and output from the escrow
+// (Escrow.Payload). Records written before the escrow held them carry their
+// own.
+func (v *JobView) withPayloads(ctx context.Context, r JobRecord) (JobRecord, error) {
+	if v.escrow == nil {
+		return r, nil
+	}
 	for _, p := range []struct {
 		kind string
 		dst  *json.RawMessage
@@ -477,7 +491,7 @@ func withPayloads(db *badger.DB, r JobRecord) (JobRecord, error) {
 		if *p.dst != nil {
 			continue
 		}
-		b, err := escrow.LoadPayload(db, escrow.Role(r.Role), r.JobID, p.kind)
+		b, err := v.escrow.Payload(ctx, escrow.Role(r.Role), r.JobID, p.kind)
 		switch {
 		case errors.Is(err, escrow.ErrNotFound):
 		case err != nil:
@@ -487,6 +501,22 @@ func withPayloads(db *badger.DB, r JobRecord) (JobRecord, error) {
 		}
 	}
 	return r, nil
+}
+
+// Job is Jobs().Job.
+func (m *Market) Job(ctx context.Context, jobID string) (JobRecord, error) {
+	return m.Jobs().Job(ctx, jobID)
+}
+
+// Rate records a 1..5 rating of a job this node bought; find shows each
+// seller's average and hire ranks by it.
+func (m *Market) Rate(ctx context.Context, jobID string, score int) (JobRecord, error) {
+	return m.jobs.rate(jobID, score)
+}
+
+// JobsPage is Jobs().Page.
+func (m *Market) JobsPage(ctx context.Context, q JobQuery) ([]JobRecord, error) {
+	return m.Jobs().Page(ctx, q)
 }
 
 // Rating is this node's average rating (1..5) of seller over the jobs it

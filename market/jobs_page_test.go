@@ -12,6 +12,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 // pagedJobs stores n job records, alternately bought and sold, some with
@@ -19,9 +21,10 @@ import (
 // of older releases have them).
 func pagedJobs(t *testing.T, n int) *jobs {
 	t.Helper()
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	bdb, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil))
 	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { bdb.Close() })
+	db := kv.Open(bdb)
 	j := &jobs{db: db}
 	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
 	require.NoError(t, err)
@@ -44,7 +47,7 @@ func pagedJobs(t *testing.T, n int) *jobs {
 			CreatedAt: base.Add(time.Duration(i/3) * time.Second), // three at a time share a second
 		})
 		require.NoError(t, err)
-		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(jobKey(role, fmt.Sprintf("job-%03d", i)), val) }))
+		require.NoError(t, db.Update(func(txn kv.Txn) error { return txn.Set(jobKey(role, fmt.Sprintf("job-%03d", i)), val) }))
 	}
 	return j
 }
@@ -94,7 +97,7 @@ func TestListPageWalksEveryRecordOnceInOrderWithoutBodies(t *testing.T) {
 
 func TestListPageSkipsCorruptRecords(t *testing.T) {
 	j := pagedJobs(t, 3)
-	require.NoError(t, j.db.Update(func(txn *badger.Txn) error {
+	require.NoError(t, j.db.Update(func(txn kv.Txn) error {
 		return txn.Set(jobKey(RoleBuyer, "broken"), []byte("{not json"))
 	}))
 	page, err := j.listPage(JobQuery{Limit: 10})

@@ -17,9 +17,19 @@
 //	GET  /capabilities/{id}/schema     input and output JSON Schemas
 //	GET  /capabilities/code.execute.sandboxed/runtime
 //
-// Every signed object is the stable JSON (package skillcard) of the object,
-// signed with the node's Ed25519 libp2p key; a verifier recovers the key from
-// the signer's peer ID, so a listing needs no certificate.
+// Every signed object is the stable JSON of the object with its type tag
+// (TypeListing, TypeQuote), signed with the node's Ed25519 libp2p key
+// (package internal/canon); a verifier recovers the key from the signer's
+// peer ID, so a listing needs no certificate. Listings and quotes of older
+// releases carry no tag: they verify until canon.UntaggedUntil, logged once
+// per signer, and a seller signs its stored listings again with the tag at
+// start.
+//
+// Storage: the market's keys (keys.go, jobindex.go) are read and written
+// through internal/kv, the transaction interface escrow's changes also
+// implement; a job's money, input and output are the escrow's, read through
+// its API. JobView is the one way to read job records, for the daemon
+// (Market.Jobs) and for offline commands (OpenJobView, read-only).
 package market
 
 import (
@@ -38,6 +48,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/canon"
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 const (
@@ -110,6 +122,9 @@ type Market struct {
 	quoteMu sync.Mutex
 	quotes  map[string]SignedQuote // kept quotes, by seller and capability
 
+	untaggedMu sync.Mutex
+	untagged   map[string]bool // kinds and signers of untagged messages logged
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -132,7 +147,8 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	store, err := NewStore(db, key)
+	kdb := kv.Open(db)
+	store, err := newStore(kdb, key)
 	if err != nil {
 		return nil, err
 	}
@@ -150,9 +166,9 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		routing:     routing,
 		escrow:      esc,
 		store:       store,
-		jobs:        &jobs{db: db, onChange: cfg.onJob},
-		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
-		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
+		jobs:        &jobs{db: kdb, onChange: cfg.onJob},
+		latency:     &latencies{db: kdb, m: make(map[string]storedLatency)},
+		misquote:    &misquotes{db: kdb, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},
 		client:      &agentClient{host: h, holePunchWait: HolePunchWait},
@@ -164,10 +180,27 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		unsent:      make(map[string]*outboxEntry),
 		findCache:   make(map[string]cachedFind),
 		quotes:      make(map[string]SignedQuote),
+		untagged:    make(map[string]bool),
 	}
+	m.client.untagged = m.noteUntagged
 	m.server = newServer(store, h.ID(), cfg)
 	newSeller(m).register(m.server.mux)
 	return m, nil
+}
+
+// noteUntagged logs, once per kind and signer, a message accepted without
+// a type tag: signed by a release from before tags, accepted until
+// canon.UntaggedUntil.
+func (m *Market) noteUntagged(kind string, signer peer.ID) {
+	k := kind + " " + signer.String()
+	m.untaggedMu.Lock()
+	seen := m.untagged[k]
+	m.untagged[k] = true
+	m.untaggedMu.Unlock()
+	if !seen {
+		m.log.Warn("accepted a message signed without a type tag (an older release): it stops being accepted at "+canon.UntaggedUntil,
+			"kind", kind, "signer", signer)
+	}
 }
 
 // Start serves the agent endpoint and announces every stored listing.
@@ -176,7 +209,7 @@ func (m *Market) Start(ctx context.Context) error {
 		return err
 	}
 	// Before any job can change: the build reads a snapshot.
-	if err := BuildJobIndex(m.jobs.db); err != nil {
+	if err := buildJobIndex(m.jobs.db); err != nil {
 		return err
 	}
 	srv, ln, err := m.listenStreams()

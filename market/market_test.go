@@ -118,7 +118,7 @@ func TestTamperedListingsAreRejected(t *testing.T) {
 		{"price changed in transit", func(s *SignedListing) { s.Listing.Price = 1 }},
 		{"capability changed in transit", func(s *SignedListing) { s.Listing.Capability = "custom.test.other" }},
 		{"signed by another key", func(s *SignedListing) {
-			sig, err := signStable(otherKey, s.Listing)
+			sig, err := signTagged(otherKey, TypeListing, s.Listing)
 			if err == nil {
 				s.Signature = sig
 			}
@@ -217,6 +217,7 @@ func TestListingJSONRoundTrip(t *testing.T) {
 
 func FuzzDecodeSignedListingNoPanic(f *testing.F) {
 	f.Add([]byte(`{"listing":{"v":1,"capability":"custom.a.b","price":"0.05","handler":"builtin","seller":"12D3KooWBFrp7Bb1ZBCfCmNxKxLGsihJ5RBhFfQnzcPhxgz4cZVG","created_at":"2026-01-01T00:00:00Z"},"signature":"AAAA"}`))
+	f.Add([]byte(`{"listing":{"type":"swarmwage/market/listing/1","v":1,"capability":"custom.a.b","price":"0.05","handler":"builtin","seller":"12D3KooWBFrp7Bb1ZBCfCmNxKxLGsihJ5RBhFfQnzcPhxgz4cZVG","created_at":"2026-01-01T00:00:00Z"},"signature":"AAAA"}`))
 	f.Add([]byte(`{"listing":{"price":"1e9"}}`))
 	f.Add([]byte(`{"listing":{"v":1,"capability":"custom.a.b","price":"0.05","terms":{"window_ms":-1,"max_duration_ms":9223372036854775807,"accept_horizon_ms":1}},"signature":"AAAA"}`))
 	f.Add([]byte(`[]`))

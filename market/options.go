@@ -74,6 +74,9 @@ type config struct {
 	settlement *Settlement
 	// quotePrice rewrites the price of every quote (tests only).
 	quotePrice func(Credits) Credits
+	// tamperQuote rewrites every signed quote before it is sent (tests
+	// only).
+	tamperQuote func(*SignedQuote)
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// runners run the handler kinds of other packages (HandlerRunner).

@@ -16,6 +16,11 @@ func withTamper(_ *testing.T, f func(*SignedListing)) Option {
 	return func(c *config) error { c.tamper = f; return nil }
 }
 
+// withTamperQuote rewrites the seller's signed quotes before they are sent.
+func withTamperQuote(_ *testing.T, f func(*SignedQuote)) Option {
+	return func(c *config) error { c.tamperQuote = f; return nil }
+}
+
 // withReadHeaderTimeout shortens the read-header deadline of agent streams.
 // withQuotePrice makes the seller quote f(listing price): a seller quoting
 // off its listing.

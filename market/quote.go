@@ -25,6 +25,9 @@ type QuoteRequest struct {
 // Quote is a seller's signed offer to run one job of a capability for one
 // buyer at a price, valid until ExpiresAt.
 type Quote struct {
+	// Type is TypeQuote; empty in a quote signed before tags
+	// (SignedQuote.Untagged).
+	Type       string  `json:"type,omitempty"`
 	Version    int     `json:"v"`
 	QuoteID    string  `json:"quote_id"`
 	Capability string  `json:"capability"`
@@ -56,20 +59,28 @@ func (q Quote) Window() time.Duration { return time.Duration(q.WindowMS) * time.
 func (q Quote) Expires() (time.Time, error) { return time.Parse(time.RFC3339Nano, q.ExpiresAt) }
 
 func signQuote(key crypto.PrivKey, q Quote) (SignedQuote, error) {
-	sig, err := signStable(key, q)
+	q.Type = TypeQuote
+	sig, err := signTagged(key, TypeQuote, q)
 	if err != nil {
 		return SignedQuote{}, fmt.Errorf("sign quote: %w", err)
 	}
 	return SignedQuote{Quote: q, Signature: sig}, nil
 }
 
+// Untagged reports whether the quote was signed before quotes carried a
+// type tag: accepted until canon.UntaggedUntil.
+func (s SignedQuote) Untagged() bool { return s.Quote.Type == "" }
+
 // Verify checks that the quote is seller's, for buyer and capID, signed and
-// not expired at now.
+// not expired at now (an untagged quote: and now before
+// canon.UntaggedUntil).
 func (s SignedQuote) Verify(seller, buyer peer.ID, capID string, now time.Time) error {
 	q := s.Quote
 	switch {
 	case q.Version != quoteVersion:
 		return fmt.Errorf("%w: unsupported version %d", ErrBadQuote, q.Version)
+	case q.Type != "" && q.Type != TypeQuote:
+		return fmt.Errorf("%w: type %q is not a quote's (%s)", ErrBadQuote, truncateText(q.Type, 64), TypeQuote)
 	case q.Seller != seller:
 		return fmt.Errorf("%w: quote is by %s, not %s", ErrBadQuote, q.Seller, seller)
 	case q.Buyer != buyer:
@@ -88,8 +99,8 @@ func (s SignedQuote) Verify(seller, buyer peer.ID, capID string, now time.Time) 
 	if !now.Before(exp) {
 		return fmt.Errorf("%w: expired at %s", ErrBadQuote, q.ExpiresAt)
 	}
-	if err := verifyStable(seller, q, s.Signature); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadQuote, err)
+	if err := verifyTagged(seller, TypeQuote, s.Untagged(), q, s.Signature, now); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadQuote, err)
 	}
 	return nil
 }

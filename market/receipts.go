@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/reputation"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -153,7 +153,7 @@ func (m *Market) knows(p peer.ID) bool {
 		return true
 	}
 	var found bool
-	_ = m.jobs.db.View(func(txn *badger.Txn) error {
+	_ = m.jobs.db.View(func(txn kv.Reader) error {
 		_, err := txn.Get(counterpartyKey(p))
 		found = err == nil
 		return nil
@@ -166,7 +166,7 @@ func (m *Market) rememberCounterparty(p peer.ID) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		if err := m.jobs.db.Update(func(txn *badger.Txn) error { return txn.Set(counterpartyKey(p), []byte{1}) }); err != nil {
+		if err := m.jobs.db.Update(func(txn kv.Txn) error { return txn.Set(counterpartyKey(p), []byte{1}) }); err != nil {
 			m.log.Warn("remember counterparty", "err", err)
 		}
 	}()
@@ -192,7 +192,7 @@ func (m *Market) checkRefund(ctx context.Context, jobID string) {
 		return // no standard verifier, or the buyer was right
 	}
 	m.log.Info("a buyer refunded output the verifier accepts", "job", jobID, "remote_peer", rec.Buyer, "evidence", "swarmwage escrow evidence "+jobID)
-	if err := m.jobs.db.Update(func(txn *badger.Txn) error { return txn.Set(falseRefundKey(rec.Buyer, jobID), []byte{1}) }); err != nil {
+	if err := m.jobs.db.Update(func(txn kv.Txn) error { return txn.Set(falseRefundKey(rec.Buyer, jobID), []byte{1}) }); err != nil {
 		m.log.Warn("record false refund", "err", err)
 	}
 }
@@ -200,19 +200,15 @@ func (m *Market) checkRefund(ctx context.Context, jobID string) {
 // falseRefunder returns a job that shows buyer refunded valid output, or "".
 func (m *Market) falseRefunder(buyer peer.ID) string {
 	var job string
-	_ = m.jobs.db.View(func(txn *badger.Txn) error {
+	_ = m.jobs.db.View(func(txn kv.Reader) error {
 		prefix := falseRefundPrefix(buyer)
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix, opts.PrefetchValues = prefix, false
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			if id, err := keyEncoding.DecodeString(string(it.Item().Key()[len(prefix):])); err == nil {
+		return txn.Keys(prefix, func(k []byte) error {
+			if id, err := keyEncoding.DecodeString(string(k[len(prefix):])); err == nil {
 				job = string(id)
-				return nil
+				return kv.ErrStop
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	return job
 }

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/market/route"
 )
 
@@ -51,7 +51,7 @@ type storedLatency struct {
 
 // latencies is the latency history, read through a memory cache.
 type latencies struct {
-	db *badger.DB
+	db *kv.DB
 	mu sync.Mutex
 	m  map[string]storedLatency
 }
@@ -64,12 +64,12 @@ func (l *latencies) get(seller peer.ID, capID string) (storedLatency, bool) {
 	if ok {
 		return v, v.Jobs > 0
 	}
-	err := l.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get([]byte(k))
+	err := l.db.View(func(txn kv.Reader) error {
+		b, err := txn.Get([]byte(k))
 		if err != nil {
 			return err
 		}
-		return item.Value(func(b []byte) error { return json.Unmarshal(b, &v) })
+		return json.Unmarshal(b, &v)
 	})
 	if err != nil || v.V != latencyVersion {
 		v = storedLatency{V: latencyVersion}
@@ -93,7 +93,7 @@ func (l *latencies) record(seller peer.ID, capID string, d time.Duration) error 
 	if err != nil {
 		return err
 	}
-	if err := l.db.Update(func(txn *badger.Txn) error { return txn.Set(latencyKey(seller, capID), val) }); err != nil {
+	if err := l.db.Update(func(txn kv.Txn) error { return txn.Set(latencyKey(seller, capID), val) }); err != nil {
 		return fmt.Errorf("store latency of %s for %s: %w", seller, capID, err)
 	}
 	return nil
@@ -223,7 +223,7 @@ type storedMisquote struct {
 
 // misquotes is the misquote history, read through a memory cache.
 type misquotes struct {
-	db *badger.DB
+	db *kv.DB
 	mu sync.Mutex
 	m  map[peer.ID]storedMisquote
 }
@@ -235,12 +235,12 @@ func (q *misquotes) get(seller peer.ID) storedMisquote {
 	if ok {
 		return v
 	}
-	err := q.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(misquoteKey(seller))
+	err := q.db.View(func(txn kv.Reader) error {
+		b, err := txn.Get(misquoteKey(seller))
 		if err != nil {
 			return err
 		}
-		return item.Value(func(b []byte) error { return json.Unmarshal(b, &v) })
+		return json.Unmarshal(b, &v)
 	})
 	if err != nil || v.V != misquoteVersion {
 		v = storedMisquote{V: misquoteVersion}
@@ -263,7 +263,7 @@ func (q *misquotes) record(seller peer.ID, why string, at time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := q.db.Update(func(txn *badger.Txn) error { return txn.Set(misquoteKey(seller), val) }); err != nil {
+	if err := q.db.Update(func(txn kv.Txn) error { return txn.Set(misquoteKey(seller), val) }); err != nil {
 		return fmt.Errorf("store misquote of %s: %w", seller, err)
 	}
 	return nil

@@ -273,6 +273,9 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "cannot sign quote")
 		return
 	}
+	if cfg.tamperQuote != nil {
+		cfg.tamperQuote(&signed) // an older release's seller (tests only)
+	}
 	writeJSON(w, http.StatusOK, signed)
 }
 
@@ -317,6 +320,9 @@ func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lo
 	q := req.Quote.Quote
 	if err := req.Quote.Verify(s.m.host.ID(), buyer, "", now); err != nil {
 		return Offer{}, http.StatusForbidden, nil, err
+	}
+	if req.Quote.Untagged() {
+		s.m.noteUntagged(TypeQuote, s.m.host.ID())
 	}
 	switch {
 	case lock.QuoteID != q.QuoteID:

@@ -75,14 +75,15 @@ func sameSettlement(a, b *Settlement) bool {
 // resignListings signs again, with this node's settlement and terms, every
 // stored listing signed with others (or none): a listing added while no daemon
 // ran, or before the node's rail changed. It runs before the listings are
-// announced, so buyers only see the payout address of the node's rail.
+// announced, so buyers only see the payout address of the node's rail. A
+// listing signed before listings carried a type tag is signed again with it.
 func (m *Market) resignListings(ctx context.Context) error {
 	offers, err := m.store.List(ctx)
 	if err != nil {
 		return err
 	}
 	for _, o := range offers {
-		if sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) && sameTerms(o.Signed.Listing.Terms, m.store.terms) {
+		if !o.Signed.Untagged() && sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) && sameTerms(o.Signed.Listing.Terms, m.store.terms) {
 			continue
 		}
 		l := o.Signed.Listing

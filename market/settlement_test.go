@@ -103,7 +103,7 @@ func TestListingsAreSignedAgainForTheRail(t *testing.T) {
 	boot := setupPeer(t, nil)
 	p := setupRailPeer(t, boot, "addr-seller", "escrow-1")
 	ctx := context.Background()
-	offline, err := NewStore(p.market.jobs.db, p.key)
+	offline, err := newStore(p.market.jobs.db, p.key)
 	require.NoError(t, err)
 	_, err = offline.Put(ctx, ListingParams{Capability: "compute.statistics.median", Price: 1000, Handler: HandlerConfig{Kind: HandlerBuiltin}})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -210,7 +211,7 @@ type ListingParams struct {
 // Store keeps a seller's offers in Badger. It works without the network, so
 // the CLI can edit listings while no daemon runs. Safe for concurrent use.
 type Store struct {
-	db   *badger.DB
+	db   *kv.DB
 	key  crypto.PrivKey
 	self peer.ID
 	now  func() time.Time
@@ -223,8 +224,10 @@ type Store struct {
 	terms *ListingTerms
 }
 
-// NewStore returns the offer store of the node with key.
-func NewStore(db *badger.DB, key crypto.PrivKey) (*Store, error) {
+// NewStore returns the offer store of the node with key, in db.
+func NewStore(db *badger.DB, key crypto.PrivKey) (*Store, error) { return newStore(kv.Open(db), key) }
+
+func newStore(db *kv.DB, key crypto.PrivKey) (*Store, error) {
 	id, err := peer.IDFromPrivateKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("listing store: %w", err)
@@ -280,7 +283,7 @@ func (s *Store) putSigned(l Listing, h HandlerConfig) error {
 	if err != nil {
 		return fmt.Errorf("encode listing %s: %w", l.Capability, err)
 	}
-	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(listingKey(l.Capability), val) })
+	err = s.db.Update(func(txn kv.Txn) error { return txn.Set(listingKey(l.Capability), val) })
 	if err != nil {
 		return fmt.Errorf("store listing %s: %w", l.Capability, err)
 	}
@@ -312,14 +315,14 @@ func schemasFor(p ListingParams) (in, out json.RawMessage, err error) {
 // Get returns the offer for capID, or ErrNotListed.
 func (s *Store) Get(ctx context.Context, capID string) (Offer, error) {
 	var o Offer
-	err := s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(listingKey(capID))
+	err := s.db.View(func(txn kv.Reader) error {
+		v, err := txn.Get(listingKey(capID))
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error { return json.Unmarshal(v, &o) })
+		return json.Unmarshal(v, &o)
 	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
+	if errors.Is(err, kv.ErrNotFound) {
 		return Offer{}, fmt.Errorf("%w: %s", ErrNotListed, capID)
 	}
 	if err != nil {
@@ -330,13 +333,13 @@ func (s *Store) Get(ctx context.Context, capID string) (Offer, error) {
 
 // Delete removes the offer for capID, or returns ErrNotListed.
 func (s *Store) Delete(ctx context.Context, capID string) error {
-	err := s.db.Update(func(txn *badger.Txn) error {
+	err := s.db.Update(func(txn kv.Txn) error {
 		if _, err := txn.Get(listingKey(capID)); err != nil {
 			return err
 		}
 		return txn.Delete(listingKey(capID))
 	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
+	if errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("%w: %s", ErrNotListed, capID)
 	}
 	if err != nil {
@@ -349,20 +352,14 @@ func (s *Store) Delete(ctx context.Context, capID string) error {
 // skipped, not fatal: one bad value must not hide the others.
 func (s *Store) List(ctx context.Context) ([]Offer, error) {
 	var out []Offer
-	err := s.db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = []byte(listingPrefix)
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(opts.Prefix); it.ValidForPrefix(opts.Prefix); it.Next() {
+	err := s.db.View(func(txn kv.Reader) error {
+		return txn.Scan([]byte(listingPrefix), func(_, v []byte) error {
 			var o Offer
-			err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &o) })
-			if err != nil || o.Version != offerVersion {
-				continue
+			if err := json.Unmarshal(v, &o); err == nil && o.Version == offerVersion {
+				out = append(out, o)
 			}
-			out = append(out, o)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list listings: %w", err)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -106,14 +107,14 @@ func parseListLimit(s string) (int, error) {
 	return min(n, MaxListLimit), nil
 }
 
-// Jobs lists at most limit job summaries (0: all), newest first, from a
-// repo opened offline; NextCursor is set when more are left.
-func (l *Local) Jobs(role string, limit int) (JobsInfo, error) {
+// jobsPage lists at most limit job summaries of v (0: all), newest first;
+// NextCursor is set when more are left.
+func jobsPage(ctx context.Context, v *market.JobView, role string, limit int) (JobsInfo, error) {
 	q := market.JobQuery{Role: role}
 	if limit > 0 {
 		q.Limit = limit + 1 // one more says whether there are more
 	}
-	jobs, err := market.ListJobsPage(l.DB, q)
+	jobs, err := v.Page(ctx, q)
 	if err != nil {
 		return JobsInfo{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -230,11 +231,14 @@ func (e *Env) Jobs(ctx context.Context, role string, limit int) (JobsInfo, error
 	if e.Client != nil {
 		return e.Client.ListJobs(ctx, role, limit)
 	}
-	info, err := e.local.Jobs(role, limit)
-	if err == nil {
-		market.WithStates(ctx, e.escrowOrNil(), info.Jobs)
-	}
-	return info, err
+	return jobsPage(ctx, e.jobView(), role, limit)
+}
+
+// jobView is the offline job view: the same service methods the daemon's
+// market serves, over the repo's database read-only.
+func (e *Env) jobView() *market.JobView {
+	esc := e.escrowOrNil() // first: opening it may open the database again
+	return market.OpenJobView(kv.OpenReadOnly(e.local.DB), esc)
 }
 
 // escrowOrNil is the offline escrow, or nil when it cannot be opened (a
@@ -253,13 +257,7 @@ func (e *Env) Job(ctx context.Context, id string) (market.JobRecord, error) {
 	if e.Client != nil {
 		return e.Client.Job(ctx, id)
 	}
-	job, err := market.GetJob(e.local.DB, id)
-	if err == nil {
-		jobs := []market.JobRecord{job}
-		market.WithStates(ctx, e.escrowOrNil(), jobs)
-		job = jobs[0]
-	}
-	return job, err
+	return e.jobView().Job(ctx, id)
 }
 
 // Balance is the node's account.

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -24,7 +23,7 @@ func (n *Node) Status(ctx context.Context) (StatusInfo, error) {
 		RelayAddrs:   n.net.RelayAddrs(),
 		HolePunch:    n.net.punches.info(),
 	}
-	return info, fillStatus(ctx, &info, n.Market.Store(), n.DB, n.Escrow, n.Routing.LastProvided)
+	return info, fillStatus(ctx, &info, n.Market.Store(), n.Market.Jobs(), n.Escrow, n.Routing.LastProvided)
 }
 
 // Status describes the node: the daemon's own account when one runs,
@@ -44,7 +43,7 @@ func (e *Env) Status(ctx context.Context, version string) (StatusInfo, error) {
 		Reachability: offlineReachability(e.Repo.Config),
 		RelayAddrs:   []string{},
 	}
-	return info, fillStatus(ctx, &info, e.local.Store, e.local.DB, esc, nil)
+	return info, fillStatus(ctx, &info, e.local.Store, market.OpenJobView(kv.OpenReadOnly(e.local.DB), esc), esc, nil)
 }
 
 // offlineReachability is what a node that is not running can say: what
@@ -58,7 +57,7 @@ func offlineReachability(cfg Config) string {
 
 // fillStatus adds the listings, the balance and the jobs in flight to info.
 // lastProvided, when set, dates each listing's last announcement.
-func fillStatus(ctx context.Context, info *StatusInfo, store *market.Store, db *badger.DB, esc *escrow.Escrow, lastProvided func(string) time.Time) error {
+func fillStatus(ctx context.Context, info *StatusInfo, store *market.Store, jobs *market.JobView, esc *escrow.Escrow, lastProvided func(string) time.Time) error {
 	offers, err := store.List(ctx)
 	if err != nil {
 		return err
@@ -76,6 +75,6 @@ func fillStatus(ctx context.Context, info *StatusInfo, store *market.Store, db *
 	if info.Balance, err = esc.Balance(ctx); err != nil {
 		return err
 	}
-	info.JobsInFlight.Bought, info.JobsInFlight.Sold, err = market.JobsInFlight(db)
+	info.JobsInFlight.Bought, info.JobsInFlight.Sold, err = jobs.InFlight(ctx)
 	return err
 }

@@ -4,7 +4,8 @@
 // of stable JSON), the {slug}.v{version}.json file naming, and running a
 // card's cli and http bindings as seller handlers.
 //
-// It also owns the project's one stable JSON encoding (StableJSON), which the
-// node reuses for every signed wire object, so that a signature computed here
-// matches the JavaScript stableJsonStringify of the spec byte for byte.
+// Its hashes use the project's one stable JSON encoding, which lives in
+// package internal/canon with the signing of every wire message (StableJSON
+// here is canon.JSON), so that a hash computed here matches the JavaScript
+// stableJsonStringify of the spec byte for byte.
 package skillcard

@@ -1,8 +1,7 @@
-package skillcard
+package canon
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,15 +11,13 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/crypto/sha3"
 )
 
-// maxJSONDepth bounds nesting in StableJSONBytes. The parser is recursive; a
+// maxJSONDepth bounds nesting in JSONBytes. The parser is recursive; a
 // peer sending "[[[[..." a million deep must not exhaust the goroutine stack.
 const maxJSONDepth = 512
 
-// StableJSON writes v as the spec's stableJsonStringify would: v is first
+// JSON writes v as the spec's stableJsonStringify would: v is first
 // encoded as encoding/json encodes it (struct tags, json.Marshaler,
 // json.RawMessage, []byte as base64), then re-written with object keys sorted
 // in UTF-16 code unit order (JavaScript's Array.prototype.sort), no
@@ -30,42 +27,90 @@ const maxJSONDepth = 512
 //
 // This is the one canonical form of the project: SkillCard content hashes and
 // every signed wire object use it.
-func StableJSON(v any) ([]byte, error) {
+func JSON(v any) ([]byte, error) {
+	raw, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return JSONBytes(raw)
+}
+
+func marshal(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("stable json: %w", err)
 	}
-	return StableJSONBytes(raw)
+	return raw, nil
 }
 
-// StableJSONBytes re-writes already encoded JSON in the stable form of
-// StableJSON, as stableJsonStringify(JSON.parse(raw)) would. Duplicate keys
-// keep the last value (as JSON.parse does). raw must be strict JSON in valid
+// JSONBytes re-writes already encoded JSON in the stable form of JSON, as
+// stableJsonStringify(JSON.parse(raw)) would. Duplicate keys keep the last
+// value (as JSON.parse does). raw must be strict JSON in valid
 // UTF-8; a lone surrogate escape such as "\ud800" is kept and written back as
 // JSON.stringify writes it.
-func StableJSONBytes(raw []byte) ([]byte, error) {
+func JSONBytes(raw []byte) ([]byte, error) {
+	val, err := parseJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	return writeJSON(raw, val), nil
+}
+
+// parseJSON parses one JSON value and nothing after it.
+func parseJSON(raw []byte) (jsonValue, error) {
 	p := jsonParser{data: raw}
 	p.skipSpace()
 	val, err := p.value(0)
 	if err != nil {
-		return nil, fmt.Errorf("stable json: %w", err)
+		return jsonValue{}, fmt.Errorf("stable json: %w", err)
 	}
 	p.skipSpace()
 	if p.pos != len(p.data) {
-		return nil, fmt.Errorf("stable json: %w", p.errorf("unexpected data after the top-level value"))
+		return jsonValue{}, fmt.Errorf("stable json: %w", p.errorf("unexpected data after the top-level value"))
 	}
+	return val, nil
+}
+
+// writeJSON writes val, parsed from raw, in the stable form.
+func writeJSON(raw []byte, val jsonValue) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(raw))
 	writeStable(&buf, val)
-	return buf.Bytes(), nil
+	return buf.Bytes()
 }
 
-// Keccak256Hex returns the legacy (Ethereum) Keccak-256 of b as "0x" and 64
-// lowercase hex digits, as viem's keccak256(toHex(s)) returns it.
-func Keccak256Hex(b []byte) string {
-	h := sha3.NewLegacyKeccak256()
-	h.Write(b)
-	return "0x" + hex.EncodeToString(h.Sum(nil))
+// isASCII reports whether the UTF-16 string u is the ASCII string s.
+func isASCII(u []uint16, s string) bool {
+	if len(u) != len(s) {
+		return false
+	}
+	for i := range u {
+		if u[i] != uint16(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// typeIs reports whether val is an object whose top-level "type" is the
+// string tag, and else what its "type" is ("" when none or not a string).
+func typeIs(val jsonValue, tag string) (bool, string) {
+	if val.kind != kindObject {
+		return false, ""
+	}
+	for _, m := range val.members {
+		if !isASCII(m.key, "type") {
+			continue
+		}
+		if m.val.kind != kindString {
+			return false, ""
+		}
+		if isASCII(m.val.str, tag) {
+			return true, tag
+		}
+		return false, string(utf16.Decode(m.val.str))
+	}
+	return false, ""
 }
 
 // jsonKind tells which field of jsonValue is set.

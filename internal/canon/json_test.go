@@ -1,4 +1,4 @@
-package skillcard_test
+package canon_test
 
 import (
 	"encoding/json"
@@ -7,13 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/skillcard"
+	"github.com/swarmwage/swarmwage/internal/canon"
 )
 
 // The expected strings below were produced by JavaScript (node 20):
 // stableJsonStringify(JSON.parse(in)) with the spec's stableJsonStringify.
 // They are literals on purpose: never regenerate them from the Go output.
-func TestStableJSONBytesMatchesJavaScript(t *testing.T) {
+func TestJSONBytesMatchesJavaScript(t *testing.T) {
 	testCases := []struct {
 		name string
 		in   string
@@ -42,14 +42,14 @@ func TestStableJSONBytesMatchesJavaScript(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := skillcard.StableJSONBytes([]byte(tc.in))
+			got, err := canon.JSONBytes([]byte(tc.in))
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(got))
 		})
 	}
 }
 
-func TestStableJSONGoValuesMatchJavaScript(t *testing.T) {
+func TestJSONGoValuesMatchJavaScript(t *testing.T) {
 	v := struct {
 		B     string          `json:"b"`
 		A     int64           `json:"a"`
@@ -70,13 +70,13 @@ func TestStableJSONGoValuesMatchJavaScript(t *testing.T) {
 	}
 	// From node: stableJsonStringify of the same value written as a JS object.
 	want := "{\"a\":9007199254740992,\"b\":\"<a&b>\u2028\",\"bytes\":\"aGk=\",\"f\":1e-7,\"g\":1e+21,\"h\":0.1,\"m\":{\"A\":{},\"z\":[],\"\u00fc\":1},\"none\":null,\"r\":{\"x\":1,\"y\":2},\"u\":18446744073709552000}"
-	got, err := skillcard.StableJSON(v)
+	got, err := canon.JSON(v)
 	require.NoError(t, err)
 	require.Equal(t, want, string(got))
 
 }
 
-func TestStableJSONRejectsBadInput(t *testing.T) {
+func TestJSONRejectsBadInput(t *testing.T) {
 	testCases := []struct {
 		name string
 		in   string
@@ -98,27 +98,21 @@ func TestStableJSONRejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := skillcard.StableJSONBytes([]byte(tc.in))
+			_, err := canon.JSONBytes([]byte(tc.in))
 			require.Error(t, err)
 		})
 	}
-	_, err := skillcard.StableJSON(func() {})
+	_, err := canon.JSON(func() {})
 	require.Error(t, err)
 }
 
-func TestKeccak256Hex(t *testing.T) {
-	// Well-known Keccak-256 vectors (Ethereum), not SHA3-256.
-	require.Equal(t, "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470", skillcard.Keccak256Hex(nil))
-	require.Equal(t, "0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8", skillcard.Keccak256Hex([]byte("hello")))
-}
-
-func BenchmarkStableJSONBytes(b *testing.B) {
+func BenchmarkJSONBytes(b *testing.B) {
 	raw := []byte(`{"listing":{"price":"0.25","cap":"cap.text.summarize","peer":"12D3KooW","expires":1767225600,"tags":["a","b","c"]},"sig":"` + strings.Repeat("ab", 64) + `"}`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := skillcard.StableJSONBytes(raw); err != nil {
+		if _, err := canon.JSONBytes(raw); err != nil {
 			b.Fatal(err)
 		}
 	}
