@@ -111,6 +111,7 @@ func repoDir(c *cli.Context) (string, error) {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		initCommand(),
+		configCommand(),
 		daemonCommand(),
 		shutdownCommand(),
 		idCommand(),
