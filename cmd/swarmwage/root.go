@@ -113,6 +113,7 @@ func commands() []*cli.Command {
 		initCommand(),
 		configCommand(),
 		daemonCommand(),
+		logsCommand(),
 		shutdownCommand(),
 		idCommand(),
 		statusCommand(),
