@@ -99,6 +99,8 @@ func vectors(t *testing.T) map[string]string {
 
 	r := escrow.Receipt{Lock: l, Delivery: d, Settle: s, Rail: escrow.RailCredits, Input: input, Output: output}
 	require.NoError(t, r.Check(), "the vectors make one receipt that checks out")
+	out["listing"] = listingVector(t, sellerKey, seller, at)
+	out["job-quote"], out["job-request"], out["job-events"] = jobVectors(t, buyerKey, sellerKey, buyer, seller, at)
 	out["payment-evm"] = evmPaymentVector(t, buyerKey, l, d, s)
 	out["payment-signature"] = x402PaymentVector(t)
 	return out
