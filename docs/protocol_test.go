@@ -138,6 +138,8 @@ func vectors(t *testing.T) map[string]string {
 	out["payment-evm"], out["lock-rail"], out["settle-rail"] = evmPaymentVector(t, buyerKey, l, d, s)
 	out["lock-rail"] = buyerLine + "\n" + out["lock-rail"]
 	out["settle-rail"] = buyerLine + "\n" + out["settle-rail"]
+	out["listing-served"] = sellerLine + "\n" + listingVector(t, sellerKey, seller, at)
+	out["job-quote"], out["job-request"], out["job-events"] = jobVectors(t, buyerKey, sellerKey, buyer, seller, at)
 	out["payment-signature"] = x402PaymentVector(t)
 	return out
 }

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/swarmwage/swarmwage/internal/proc"
@@ -23,8 +26,12 @@ const (
 	// 13.4 MB of base64, so outputs get room above that.
 	maxHandlerOutput = 32 << 20
 	// maxHandlerStderr caps the stderr of an exec handler kept for the
-	// seller's log.
+	// seller's log: the tail kept for a failed job's error, and what of it
+	// one job writes to the log.
 	maxHandlerStderr = 64 << 10
+	// maxStderrLine cuts a handler's stderr line in the log: a handler
+	// that writes no newline still shows up in pieces.
+	maxStderrLine = 4 << 10
 	// handlerKillGrace is how long an exec handler may take to exit after
 	// its deadline before it is killed with its pipes closed.
 	handlerKillGrace = 2 * time.Second
@@ -219,6 +226,88 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+// handlerLogKey is the context key of a job's logger (withHandlerLog).
+type handlerLogKey struct{}
+
+// withHandlerLog gives a job's context the logger its handler's stderr
+// goes to.
+func withHandlerLog(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, handlerLogKey{}, log)
+}
+
+// handlerLog is the logger withHandlerLog put in ctx, nil when none ('sell
+// test' shows the stderr itself).
+func handlerLog(ctx context.Context) *slog.Logger {
+	l, _ := ctx.Value(handlerLogKey{}).(*slog.Logger)
+	return l
+}
+
+// stderrLog is an exec handler's stderr: kept in tail for the error of a
+// failed job, and written to log (at Info, "handler stderr") a line at a
+// time as the handler writes it, so the seller sees its handler's output
+// in the daemon's log ('daemon --log-file', 'swarmwage logs -f'). At most
+// maxHandlerStderr bytes of one job's stderr are logged, each line cut at
+// maxStderrLine. The mutex orders Write (exec.Cmd's copying goroutine,
+// which may outlive Wait after WaitDelay) against flush.
+type stderrLog struct {
+	mu      sync.Mutex
+	log     *slog.Logger
+	tail    *limitedBuffer
+	partial []byte
+	logged  int
+	cut     bool
+}
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = w.tail.Write(p)
+	if w.log == nil {
+		return len(p), nil
+	}
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		switch {
+		case i >= 0 && i <= maxStderrLine:
+			w.emit(w.partial[:i])
+			w.partial = w.partial[i+1:]
+			continue
+		case len(w.partial) > maxStderrLine:
+			w.emit(w.partial[:maxStderrLine])
+			w.partial = w.partial[maxStderrLine:]
+			continue
+		}
+		break
+	}
+	w.partial = slices.Clip(w.partial)
+	return len(p), nil
+}
+
+// emit logs one line, within the job's budget.
+func (w *stderrLog) emit(line []byte) {
+	if w.cut {
+		return
+	}
+	if w.logged+len(line) > maxHandlerStderr {
+		w.cut = true
+		w.log.Info("handler stderr", "line", "(more stderr not logged: over 64 KiB this job)")
+		return
+	}
+	w.logged += len(line)
+	w.log.Info("handler stderr", "line", strings.TrimRight(string(line), "\r"))
+}
+
+// flush logs what is left after the handler exited without a newline.
+func (w *stderrLog) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.log != nil && len(w.partial) > 0 {
+		w.emit(w.partial)
+		w.partial = nil
+	}
+}
+
 // runExec runs the handler's argv (never through a shell) with the input
 // JSON on stdin and takes its stdout as the output JSON. The program gets
 // a minimal environment (handlerEnv) and runs through proc.Run: in a
@@ -235,7 +324,10 @@ func runExec(ctx context.Context, hc HandlerConfig, input json.RawMessage) (json
 	}
 	defer os.RemoveAll(home)
 	env := handlerEnv(home, hc.Env)
-	var stdout, stderr *limitedBuffer
+	var (
+		stdout, stderr *limitedBuffer
+		logW           *stderrLog
+	)
 	err = proc.Run(func() *exec.Cmd {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = hc.Dir
@@ -243,10 +335,14 @@ func runExec(ctx context.Context, hc HandlerConfig, input json.RawMessage) (json
 		cmd.Stdin = bytes.NewReader(input)
 		stdout = &limitedBuffer{max: maxHandlerOutput}
 		stderr = &limitedBuffer{max: maxHandlerStderr}
-		cmd.Stdout, cmd.Stderr = stdout, stderr
+		logW = &stderrLog{log: handlerLog(ctx), tail: stderr}
+		cmd.Stdout, cmd.Stderr = stdout, logW
 		cmd.WaitDelay = handlerKillGrace
 		return cmd
 	})
+	if logW != nil {
+		logW.flush()
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:

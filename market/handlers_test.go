@@ -456,3 +456,60 @@ func processesWith(t *testing.T, mark string) []int {
 	}
 	return pids
 }
+
+// recordLines is a slog handler that keeps the "line" of every record.
+type recordLines struct {
+	mu    sync.Mutex
+	lines []string
+	attrs []slog.Attr
+}
+
+func (h *recordLines) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordLines) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "line" {
+			h.lines = append(h.lines, a.Value.String())
+		}
+		return true
+	})
+	return nil
+}
+func (h *recordLines) WithAttrs(as []slog.Attr) slog.Handler {
+	h.mu.Lock()
+	h.attrs = append(h.attrs, as...)
+	h.mu.Unlock()
+	return h
+}
+func (h *recordLines) WithGroup(string) slog.Handler { return h }
+
+// An exec handler's stderr reaches the seller's log a line at a time, with
+// the job's attributes, also when the handler succeeds; a last line without
+// a newline is logged too, and long lines are cut.
+func TestExecHandlerStderrIsLogged(t *testing.T) {
+	rec := &recordLines{}
+	ctx := withHandlerLog(t.Context(), slog.New(rec).With("job", "job-1"))
+	long := strings.Repeat("x", maxStderrLine+10)
+	script := `echo "loading model" >&2; printf 'second\r\n' >&2; echo ` + long + ` >&2; printf 'no newline' >&2; echo '{"ok":true}'`
+	out, err := runExec(ctx, HandlerConfig{Kind: HandlerExec, Command: []string{"/bin/sh", "-c", script}}, json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ok":true}`, string(out))
+	require.Equal(t, []string{"loading model", "second", long[:maxStderrLine], "xxxxxxxxxx", "no newline"}, rec.lines)
+	require.Equal(t, []slog.Attr{slog.String("job", "job-1")}, rec.attrs)
+}
+
+// One job logs at most maxHandlerStderr bytes of stderr, then says so.
+func TestExecHandlerStderrLogIsBounded(t *testing.T) {
+	rec := &recordLines{}
+	w := &stderrLog{log: slog.New(rec), tail: &limitedBuffer{max: maxHandlerStderr}}
+	line := []byte(strings.Repeat("y", 1023) + "\n")
+	for range 200 {
+		_, err := w.Write(line)
+		require.NoError(t, err)
+	}
+	w.flush()
+	require.Len(t, rec.lines, maxHandlerStderr/1023+1)
+	require.Contains(t, rec.lines[len(rec.lines)-1], "more stderr not logged")
+	require.True(t, w.tail.overflow)
+}

@@ -134,6 +134,20 @@ type HireResult struct {
 	Rail string `json:"rail,omitempty"`
 }
 
+// WireInput is a job's input as the buyer puts it in the POST /jobs body
+// (json.Marshal of a json.RawMessage: compact, with <, > and & escaped as
+// \u003c, \u003e, \u0026). The lock's input_hash is the sha256 of these
+// bytes, the bytes the seller reads back, so an input given with spaces or
+// newlines (a script's pretty-printed JSON) hashes the same on both sides.
+// in must be valid JSON; WireInput(WireInput(x)) == WireInput(x).
+func WireInput(in json.RawMessage) json.RawMessage {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return in // not JSON: checkHireInput refuses it before this
+	}
+	return b
+}
+
 // Hire buys one job of req.Capability: find, rank, quote, lock, run,
 // verify, settle. After the lock, every path ends settled or with the
 // escrow timers in charge; nothing is left half-done.
@@ -170,6 +184,7 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		return HireResult{}, err
 	}
 	req.standard = standard
+	req.Input = WireInput(req.Input)
 	cands, routed, err := m.candidates(ctx, req, requested)
 	if err != nil {
 		return HireResult{Capability: resolved, Requested: routed.Requested, Routing: explained(routed, req)}, err

@@ -490,7 +490,9 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 			return
 		}
 		defer func() { <-s.slots }()
-		done <- s.safeRun(ctx, o, input)
+		// An exec handler's stderr goes to this log, a line at a time.
+		hctx := withHandlerLog(ctx, s.m.log.With("job", lock.JobID, "capability", lock.Capability))
+		done <- s.safeRun(hctx, o, input)
 	}()
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()

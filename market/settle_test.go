@@ -388,3 +388,33 @@ func FuzzAgentEndpointNoPanic(f *testing.F) {
 		}
 	})
 }
+
+// Regression: the lock's input_hash was the sha256 of the input as the
+// hire was given it, but the POST /jobs body carries the input as
+// json.Marshal writes it (compact, <>& escaped), so a script that sent
+// pretty-printed JSON to the control API had every job refused with "the
+// input does not match its signed hash". Both sides now hash the bytes on
+// the wire (WireInput).
+func TestHireWithSpacedInputHashesTheWireBytes(t *testing.T) {
+	boot := setupPeer(t, nil)
+	seller := setupPeer(t, boot)
+	buyer := setupPeer(t, boot)
+	_, err := seller.market.AddListing(context.Background(), ListingParams{
+		Capability: "custom.test.echo", Price: 30_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+	input := json.RawMessage("{\n  \"text\": \"a < b && c > d\",\n  \"n\": [1, 2]\n}\n")
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: input, Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateDelivered, res.State, "delivered: a custom capability waits for its window")
+	require.JSONEq(t, string(input), string(res.Output), "the same JSON value came back")
+	rec, err := seller.market.escrow.GetRole(ctx, res.JobID, escrow.RoleSeller)
+	require.NoError(t, err)
+	wire := `{"text":"a \u003c b \u0026\u0026 c \u003e d","n":[1,2]}`
+	require.Equal(t, wire, string(WireInput(input)))
+	require.Equal(t, escrow.HashHex([]byte(wire)), rec.Lock.InputHash)
+	require.Equal(t, WireInput(input), WireInput(WireInput(input)), "idempotent")
+}

@@ -142,6 +142,11 @@ func (r *Repo) WriteConfig(c Config) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	unlock, err := lockConfig(r.Dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := c.write(r.configPath()); err != nil {
 		return err
 	}

@@ -301,3 +301,49 @@ func compileSellerSchema(raw json.RawMessage) (*compiledSchema, error) {
 	}
 	return &compiledSchema{raw: raw, schema: sch}, nil
 }
+
+// Schemas are the JSON Schemas (draft 2020-12) of one family of the
+// taxonomy, as the node validates with them: what docs/specs/schemas/
+// publishes, one file per family.
+type Schemas struct {
+	// Input is the input schema.
+	Input json.RawMessage
+	// Output is the output schema; for a family whose output depends on a
+	// placeholder, the union of the variants (for browsing).
+	Output json.RawMessage
+	// Variant names that placeholder ("" when the output has one schema),
+	// and OutputBy gives the output schema of each of its values: what a
+	// concrete ID's output is validated with.
+	Variant  string
+	OutputBy map[string]json.RawMessage
+}
+
+// FamilySchemas returns the schemas of the standard family template (a
+// concrete capability's ID, or a family's placeholder form as List names
+// it). Custom IDs: ErrNoStandardSchema.
+func FamilySchemas(template string) (Schemas, error) {
+	c, err := Lookup(template)
+	if err != nil {
+		return Schemas{}, err
+	}
+	if c.Custom {
+		return Schemas{}, fmt.Errorf("%s: %w", c.ID, ErrNoStandardSchema)
+	}
+	r := mustRegistry()
+	s := r.spec(c.Template)
+	if s == nil {
+		return Schemas{}, fmt.Errorf("%w: %q", ErrUnknownCapability, template)
+	}
+	out := Schemas{
+		Input:   bytes.Clone(r.schemas[inKey(s.template)].raw),
+		Output:  bytes.Clone(r.schemas[outKey(s.template, "")].raw),
+		Variant: s.variant,
+	}
+	for v := range s.outputBy {
+		if out.OutputBy == nil {
+			out.OutputBy = map[string]json.RawMessage{}
+		}
+		out.OutputBy[v] = bytes.Clone(r.schemas[outKey(s.template, v)].raw)
+	}
+	return out, nil
+}

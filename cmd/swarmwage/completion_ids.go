@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -24,6 +25,8 @@ func argCompleter(cmd *cli.Command) cli.BashCompleteFunc {
 	switch first {
 	case "CAP":
 		values = func(*cli.Context) []string { return capabilityIDs() }
+	case "KEY":
+		values = func(*cli.Context) []string { return configKeys(cmd.Name == "get") }
 	case "JOB", "ID":
 		if cmd.Name == "show" || cmd.Name == "watch" || cmd.Name == "cancel" || cmd.Name == "refund" || cmd.Name == "evidence" || cmd.Name == "rate" {
 			values = jobIDs
@@ -44,6 +47,18 @@ func argCompleter(cmd *cli.Command) cli.BashCompleteFunc {
 			fmt.Fprintln(c.App.Writer, v)
 		}
 	}
+}
+
+// configKeys are config.toml's keys; tables too when all is set ('config
+// get' reads them, 'config set' does not write them).
+func configKeys(all bool) []string {
+	var out []string
+	for _, k := range node.ConfigKeys() {
+		if all || k.Settable {
+			out = append(out, k.Key)
+		}
+	}
+	return out
 }
 
 // maxTemplateIDs caps the IDs one template expands to (languages times

@@ -62,6 +62,10 @@ func TestCompletionScripts(t *testing.T) {
 	// Capability IDs, and this node's job IDs.
 	require.Contains(t, complete("swarmwage", "hire", "compute.statistics.me"), "compute.statistics.mean")
 	require.Contains(t, complete("swarmwage", "find", "compute.statistics.va"), "compute.statistics.variance")
+	// config.toml's keys.
+	require.ElementsMatch(t, []string{"market.max_price", "market.max_job_duration"}, complete("swarmwage", "config", "set", "market.max_"))
+	require.Contains(t, complete("swarmwage", "config", "get", "mark"), "market", "get reads a whole table too")
+	require.NotContains(t, complete("swarmwage", "config", "set", "mark"), "market", "set writes one key")
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "1")
 	require.Equal(t, 0, r.Code, r.Stderr)

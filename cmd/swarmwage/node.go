@@ -25,6 +25,7 @@ const (
 	newIdentityFlag  = "new-identity"
 	relayServiceFlag = "relay-service"
 	gatewayFlag      = "gateway"
+	logFileFlag      = "log-file"
 )
 
 func initCommand() *cli.Command {
@@ -153,7 +154,8 @@ func daemonCommand() *cli.Command {
 			&cli.StringFlag{Name: "agent-http", Usage: "also serve the agent endpoint (listings, schemas) over plain HTTP on host:port"},
 			&cli.StringFlag{Name: gatewayFlag, Usage: "serve the A2A and x402 gateway for agents that do not run swarmwage on `ADDR` (host:port; config [gateway] listen)"},
 			&cli.BoolFlag{Name: relayServiceFlag, Usage: "run a circuit relay v2 service for nodes behind NAT (config [p2p] relay_service)"},
-			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "debug, info, warn or error (default warn; info with --log-file)"},
+			&cli.StringFlag{Name: logFileFlag, Usage: "write the log (and every exec handler's stderr, a line at a time) to `PATH`, appended to, created 0600, instead of stderr; 'swarmwage logs [-f]' prints it"},
 			jsonOutFlag(),
 		},
 		Action: runDaemon,
@@ -168,11 +170,25 @@ func runDaemon(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return usageErrf("--log-level %q: want debug, info, warn or error", c.String("log-level"))
+	levelText, logOut := c.String("log-level"), c.App.ErrWriter
+	var logFile *os.File
+	if p := c.String(logFileFlag); p != "" {
+		if logFile, err = node.OpenLogFile(p); err != nil {
+			return usageErrf("--log-file: %w", err)
+		}
+		defer logFile.Close()
+		logOut = logFile
+		if !c.IsSet("log-level") {
+			// A file takes more than a terminal: the jobs sold and the
+			// handlers' stderr are logged at info.
+			levelText = "info"
+		}
 	}
-	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(levelText)); err != nil {
+		return usageErrf("--log-level %q: want debug, info, warn or error", levelText)
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	opts := node.Options{
 		Network:      c.String(networkFlag),
 		Listen:       c.StringSlice(listenFlag),
@@ -196,6 +212,15 @@ func runDaemon(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
+	// The node holds the repo now: record where this daemon logs, for
+	// 'swarmwage logs' (none: it logs to stderr).
+	logPath := ""
+	if logFile != nil {
+		logPath = logFile.Name()
+	}
+	if err := node.SetLogFile(repo.Dir, logPath); err != nil {
+		return err
+	}
 	if err := n.Start(ctx); err != nil {
 		return err
 	}
@@ -222,10 +247,12 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
+	logger.Info("daemon is ready", "peer", info.PeerID, "network", info.Network, "api", n.APIURL(), "version", buildVersion())
 	select {
 	case <-ctx.Done():
 	case <-n.ShutdownRequested(): // 'swarmwage shutdown'
 	}
+	logger.Info("daemon shutting down")
 	fmt.Fprintln(c.App.ErrWriter, "shutting down")
 	return n.Close()
 }

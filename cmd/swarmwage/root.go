@@ -111,7 +111,9 @@ func repoDir(c *cli.Context) (string, error) {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		initCommand(),
+		configCommand(),
 		daemonCommand(),
+		logsCommand(),
 		shutdownCommand(),
 		idCommand(),
 		statusCommand(),
