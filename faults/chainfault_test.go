@@ -265,11 +265,14 @@ func TestEVMReorgsDuringHires(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(reorgLive)
+		// The hires mine blocks; the reorg takes the first want of them
+		// (padded with empty blocks if they mined fewer within reorgLive).
 		want := uint64(reorgMinDepth + rng.IntN(reorgMaxDepth-reorgMinDepth+1))
-		head, err := c.chain.head()
-		if err != nil {
-			t.Fatal(err)
+		head := start
+		for until := time.Now().Add(reorgLive); head-start < want && time.Now().Before(until); time.Sleep(20 * time.Millisecond) {
+			if head, err = c.chain.head(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if head-start < want {
 			if err := c.chain.mine(want - (head - start)); err != nil {
@@ -286,9 +289,16 @@ func TestEVMReorgsDuringHires(t *testing.T) {
 	cancel()
 	<-hiring
 	c.mu.Lock()
+	codes := map[string]int{}
+	for _, h := range c.hires {
+		codes[fmt.Sprintf("%s exit %d", h.seller.name, h.res.code)]++
+		if h.res.code != 0 && h.res.code != 5 {
+			t.Logf("%s after %s", h, time.Since(h.start).Round(time.Millisecond))
+		}
+	}
 	hires := len(c.hires)
 	c.mu.Unlock()
-	t.Logf("%d hires during %d reorgs of depths %v blocks", hires, rounds, depths)
+	t.Logf("%d hires during %d reorgs of depths %v blocks: %v", hires, rounds, depths, codes)
 
 	c.check(t, c.converge(time.Now()))
 	// A restart of every daemon changes nothing.
