@@ -76,6 +76,11 @@ type clusterConfig struct {
 	failpoints map[string]string
 	// sum, when set, also counts the cluster's runs (a test's summary).
 	sum *tally
+	// evm, when set, settles on the evm rail of a real anvil instead of
+	// credits (evm_test.go).
+	evm *evmConfig
+	// daemonArgs maps a daemon name to more flags of its 'daemon'.
+	daemonArgs map[string][]string
 }
 
 // cluster is a private network of real daemons on 127.0.0.1: sellers and
@@ -89,6 +94,8 @@ type cluster struct {
 	sellers []*daemon
 	// liarRuns has one line per run of the dishonest handler.
 	liarRuns string
+	// chain is the evm rail's anvil; nil on credits.
+	chain *chain
 
 	sum *tally
 
@@ -113,7 +120,7 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 		if dir == "" {
 			dir = filepath.Join(t.TempDir(), name)
 		}
-		return &daemon{name: name, repo: dir, port: freePort(t), log: filepath.Join(logs, name+".log")}
+		return &daemon{name: name, repo: dir, port: freePort(t), log: filepath.Join(logs, name+".log"), args: cfg.daemonArgs[name]}
 	}
 	if cfg.honest {
 		c.honest = mk("honest")
@@ -138,12 +145,15 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 		}
 	})
 
-	boot := c.sellers[0]
-	c.initRepo(boot)
-	for _, s := range c.sellers[1:] {
-		c.initRepo(s, boot)
+	if cfg.evm != nil {
+		c.chain = startChain(t)
 	}
-	c.initRepo(c.buyer, c.sellers...)
+	boot := c.sellers[0]
+	c.initRepo(cfg, boot)
+	for _, s := range c.sellers[1:] {
+		c.initRepo(cfg, s, boot)
+	}
+	c.initRepo(cfg, c.buyer, c.sellers...)
 	w := cfg.window
 	if w == 0 {
 		w = window
@@ -175,6 +185,9 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 		c.liar.cli(t, "sell", "add", "--price", price, "--handler",
 			fmt.Sprintf("exec:/bin/sh %s %d %s", script, pad, c.liarRuns), capStddev)
 	}
+	if c.chain != nil {
+		c.chain.fund(t, c.buyer, buyerDeposit)
+	}
 	c.buyer.cli(t, "wallet", "deposit", buyerDeposit)
 
 	for _, s := range c.sellers {
@@ -203,14 +216,18 @@ func appendFile(t testing.TB, path, s string) {
 	}
 }
 
-// initRepo creates d's repo on the cluster's network, bootstrapping from
-// boot.
-func (c *cluster) initRepo(d *daemon, boot ...*daemon) {
+// initRepo creates d's repo on the cluster's network and rail,
+// bootstrapping from boot.
+func (c *cluster) initRepo(cfg clusterConfig, d *daemon, boot ...*daemon) {
 	c.t.Helper()
 	args := []string{"init", "--json", "--network", c.network,
 		"--listen", fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", d.port), "--api", "127.0.0.1:0"}
 	for _, b := range boot {
 		args = append(args, "--bootstrap", b.addr())
+	}
+	if c.chain != nil {
+		args = append(args, c.chain.initArgs(c.t, cfg.evm, d)...)
+		defer c.chain.joined(c.t, cfg.evm, d)
 	}
 	var res struct {
 		PeerID string `json:"peer_id"`

@@ -39,6 +39,8 @@ type daemon struct {
 	port int
 	id   string
 	log  string
+	// args are more flags of 'daemon' (--agent-http ADDR).
+	args []string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -127,7 +129,7 @@ func (d *daemon) tryStart(failpoints string) error {
 		return err
 	}
 	fmt.Fprintf(logf, "=== start %d at %s, %s=%q\n", d.starts, time.Now().Format(time.RFC3339Nano), failpoint.EnvVar, failpoints)
-	cmd := exec.Command(bin.Path(), "--repo", d.repo, "daemon", "--log-level", "info")
+	cmd := exec.Command(bin.Path(), append([]string{"--repo", d.repo, "daemon", "--log-level", "info"}, d.args...)...)
 	cmd.Env = append(baseEnv(), failpoint.EnvVar+"="+failpoints)
 	cmd.Stderr = logf
 	// The daemon dies with the test binary, whatever ends it.
@@ -319,10 +321,16 @@ func (r cliResult) ok() bool { return r.err == nil && r.code == 0 }
 
 // run runs the CLI on the daemon's repo with a deadline.
 func (d *daemon) run(timeout time.Duration, args ...string) cliResult {
+	r := runBin(timeout, append([]string{"--repo", d.repo}, args...)...)
+	r.args = args
+	return r
+}
+
+// runBin runs the CLI with args, on no repo of its own, with a deadline.
+func runBin(timeout time.Duration, args ...string) cliResult {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	full := append([]string{"--repo", d.repo}, args...)
-	cmd := exec.CommandContext(ctx, bin.Path(), full...)
+	cmd := exec.CommandContext(ctx, bin.Path(), args...)
 	cmd.Env = baseEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -43,6 +43,26 @@
 //     the buyer must refuse every such quote before any lock, and every
 //     lock it ever makes must hold a listed price (any other amount is a
 //     wrong payment).
+//   - The evm rail (evm_test.go, issue 22): a cluster with evm set
+//     settles through the escrow contract on a real anvil (the one pinned
+//     in contracts/, installed with npm ci when missing), deployed and
+//     funded with the binary itself ('chain deploy --test-token', 'chain
+//     mint', 'wallet deposit'); each daemon brings an anvil account as its
+//     evm.key. evmConfig.rpc gives a daemon its own JSON-RPC URL in front
+//     of anvil's (a proxy that lies, delays or drops: the seam for chain
+//     faults per node).
+//   - A stranger's payment for a job ID (evm): a third key reads each job
+//     ID from the seller's public GET /receipts while its release waits
+//     for the seller's redeem batch, deposits, allocates 1 base unit to the
+//     seller, signs a Release for that job ID with itself as buyer and
+//     redeems it. The seller must still be paid the buyer's real amount,
+//     and no job record or receipt may name the stranger's transaction.
+//   - Reorgs deeper than the confirmation depth (evm): while hires run
+//     back to back, anvil's evm_snapshot, 2 to 6 blocks of hires (padded
+//     with empty blocks), evm_revert and a longer chain of empty blocks,
+//     again and again: allocations, payouts and cancels vanish and must be
+//     re-sent. Afterwards a restart of every daemon must change nothing.
+//     The soak (-soak) runs 40 reorgs instead of 5.
 //
 // After each run the suite compares the ledgers job by job, read with the
 // CLI (escrow list --json, wallet balance --json, jobs list --json), and
@@ -52,10 +72,19 @@
 // seller's released marked "provisional": true is not converged yet), any
 // payment for output that failed verification (every job of the dishonest
 // seller must end refunded on both sides), an open hold past its due time
-// plus a slack, a broken ledger invariant (available + held + paid ==
-// deposited + earned on every node; the buyer's paid equals the sellers'
-// earned), a job record left "running", a decision a hire reported that the
-// ledger lost, and a lock no hire result accounts for.
+// plus a slack, a broken ledger invariant (available + held + paid +
+// withdrawn == deposited + earned on every node; the buyer's paid equals
+// the sellers' earned), a job record left "running", a decision a hire
+// reported that the ledger lost, and a lock no hire result accounts for.
+// On the evm rail it also compares each job with the contract (job(buyer,
+// seller, jobId)): a released job must be paid on chain and
+// "chain_outcome": "paid" on both sides, a refunded one cancelled and so
+// booked, nothing "chain_provisional" or "refund_pending"; a record naming
+// a stranger's transaction, or a chain payment of the dishonest seller's
+// job, is a wrong payment; the token must be conserved (every unit minted
+// is held by a known address), the escrow must hold what the buyer's
+// ledger says is deposited and not paid or withdrawn, and each seller's
+// address what its ledger redeemed plus what strangers paid it.
 //
 // Running it:
 //
@@ -63,6 +92,7 @@
 //	go test ./faults -run TestKill -v     # one family, with its summary
 //	go test ./faults -run TestSoak -soak -soak.duration 30m -v
 //	SWARMWAGE_SOAK=1 go test ./faults -run TestSoak -v
+//	go test ./faults -run EVM -v          # the evm rail's cases
 //
 // Every run logs a summary: runs, faults injected, divergences and wrong
 // payments (both must be 0). The full-disk test mounts tmpfs and so needs

@@ -43,6 +43,15 @@ type escrowRec struct {
 	// Provisional marks a seller's release by its own timer that the buyer
 	// has not confirmed yet (issue 12): not converged.
 	Provisional bool `json:"provisional"`
+	// The evm rail's fields (empty on credits): the counterparty's address
+	// on chain, a refund whose cancel is not mined yet, what the chain
+	// settled and in which transaction, and an outcome a reorg took away.
+	RailCounterparty string `json:"rail_counterparty"`
+	RefundPending    bool   `json:"refund_pending"`
+	ChainOutcome     string `json:"chain_outcome"`
+	ChainTx          string `json:"chain_tx"`
+	ChainProvisional bool   `json:"chain_provisional"`
+	ChainNote        string `json:"chain_note"`
 }
 
 func (r escrowRec) open() bool { return r.State == "locked" || r.State == "delivered" }
@@ -168,6 +177,8 @@ type snapshot struct {
 	extraBuyers []string
 	// full says whether balances and job records were read.
 	full bool
+	// chain is what the chain says, on the evm rail; nil on credits.
+	chain *chainView
 	// final: the deadline passed, whatever is pending is a failure.
 	final bool
 	now   time.Time
@@ -248,6 +259,9 @@ func compare(s snapshot) verdict {
 			v.wait(s.final, kindNotConverged, "", "cannot read the ledger of %s: %v", l.name, l.readErr)
 		}
 	}
+	if s.chain != nil && s.chain.readErr != nil {
+		v.wait(s.final, kindNotConverged, "", "cannot read the chain: %v", s.chain.readErr)
+	}
 	if len(v.pending) > 0 || len(v.problems) > 0 {
 		return v
 	}
@@ -273,6 +287,9 @@ func compare(s snapshot) verdict {
 	if s.full {
 		checkBalances(&v, s)
 		checkJobRecords(&v, s)
+		if s.chain != nil {
+			checkTokens(&v, s)
+		}
 	}
 	return v
 }
@@ -341,6 +358,9 @@ func compareJob(v *verdict, s snapshot, id string, sellerOf map[string]*ledger) 
 		}
 	}
 	if agree(b, sr, hasS) {
+		if s.chain != nil {
+			compareChain(v, s, id, b, sr, hasS, sellerName, dishonest)
+		}
 		return
 	}
 	v.problem(kindDivergence, id, "job %s diverges: buyer %s, %s %s", id, b, sellerName, side(sr, hasS))
@@ -397,9 +417,11 @@ func checkBalances(v *verdict, s snapshot) {
 		if b == nil {
 			continue
 		}
-		if b.Available+b.Held+b.Paid != b.Deposited+b.Earned {
-			v.problem(kindLedger, "invariant of "+l.name, "ledger invariant broken on %s: available %s + held %s + paid %s != deposited %s + earned %s",
-				l.name, fa(b.Available), fa(b.Held), fa(b.Paid), fa(b.Deposited), fa(b.Earned))
+		// Withdrawn is what left the rail to the node's own address (evm:
+		// redeemed earnings, withdrawn deposits); 0 on credits.
+		if b.Available+b.Held+b.Paid+b.Withdrawn != b.Deposited+b.Earned {
+			v.problem(kindLedger, "invariant of "+l.name, "ledger invariant broken on %s: available %s + held %s + paid %s + withdrawn %s != deposited %s + earned %s",
+				l.name, fa(b.Available), fa(b.Held), fa(b.Paid), fa(b.Withdrawn), fa(b.Deposited), fa(b.Earned))
 		}
 	}
 	if s.buyer.balance == nil {
@@ -408,7 +430,7 @@ func checkBalances(v *verdict, s snapshot) {
 	var held, paid int64
 	for _, r := range s.buyer.escrows {
 		switch {
-		case r.open():
+		case r.open() || r.RefundPending: // a refund whose cancel is not mined still holds
 			held += r.amount()
 		case r.State == string(escrow.StateReleased):
 			paid += r.amount()
@@ -483,6 +505,9 @@ func (c *cluster) snapshot(full bool) snapshot {
 		l := readLedger(d, "seller", full)
 		l.dishonest = d == c.liar
 		s.sellers = append(s.sellers, l)
+	}
+	if c.chain != nil {
+		s.chain = c.chain.view(s.buyer, full)
 	}
 	s.now = time.Now()
 	return s

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,7 +60,7 @@ escrow on chain) does not cover the price, nothing was locked.`,
 			&cli.StringFlag{Name: "max-price", Usage: "pay at most this much, e.g. 0.05, in the rail's unit; may be above [market] max_price (default: [market] max_price, \"1\" unless set, or a [[policy]] max_price)"},
 			&cli.StringFlag{Name: "seller", Usage: "hire only this peer ID"},
 			&cli.DurationFlag{Name: "timeout", Value: market.DefaultHireTimeout, Usage: "give up (and refund) after this long"},
-			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation"},
+			&cli.BoolFlag{Name: "confirm", Usage: "allow hiring a risk tier 3 capability, or one a [[policy]] holds for confirmation (without it, on a terminal, hire asks: confirm? [y/N])"},
 			&cli.StringFlag{Name: "qos", Usage: "P0 fastest seller (this node's job history), P3 cheapest, P1 and P2 between (default: the policy's, else P2)"},
 			&cli.BoolFlag{Name: "explain", Usage: "show every seller considered and why it was chosen, ranked lower or dropped (JSON: candidates, policy)"},
 			&cli.BoolFlag{Name: "detach", Usage: "return as soon as a seller accepted the job; it runs on in the daemon ('jobs watch JOB', 'jobs cancel JOB')"},
@@ -82,6 +84,11 @@ func runHire(c *cli.Context) error {
 		if err != nil {
 			return apiUsage(err)
 		}
+		if confirmed(c, &req, info) {
+			if info, err = cl.Detach(c.Context, req); err != nil {
+				return apiUsage(err)
+			}
+		}
 		if c.Bool(jsonFlag) {
 			return printJSON(c, info)
 		}
@@ -92,13 +99,55 @@ func runHire(c *cli.Context) error {
 		}
 		return hireDone(c, info)
 	}
-	info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+	run := func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
 		return cl.Hire(ctx, req, progress)
-	})
+	}
+	info, err := followInterruptible(c, cl, run)
 	if err != nil {
 		return err
 	}
+	if confirmed(c, &req, info) {
+		if info, err = followInterruptible(c, cl, run); err != nil {
+			return err
+		}
+	}
 	return hireDone(c, info)
+}
+
+// maxAnswer caps the line read as the answer to a confirmation prompt.
+const maxAnswer = 256
+
+// confirmed asks the person at the terminal to confirm a hire the daemon
+// held for confirmation (a [[policy]] require_confirmation, or a risk tier
+// 3 capability) and, on yes, sets req.Confirm for the hire to be sent
+// again. Nothing was locked for a held hire, so sending it again is safe.
+// It asks only when stdin and stderr are both terminals: a script or an
+// agent piping "y" confirms nothing, and gets the hold's error as before.
+// Anything but y or yes, and EOF, is no.
+func confirmed(c *cli.Context, req *node.HireRequest, info node.HireInfo) bool {
+	if info.Outcome != node.OutcomeNeedsConfirm || req.Confirm {
+		return false
+	}
+	in, ok := c.App.Reader.(*os.File)
+	errOut, ok2 := c.App.ErrWriter.(*os.File)
+	if !ok || !ok2 || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(errOut.Fd())) {
+		return false
+	}
+	what := fmt.Sprintf("%s is risk tier 3 (its SkillCard asks a person to confirm each hire)", info.Capability)
+	if info.PolicyHold != "" {
+		what = fmt.Sprintf("[[policy]] %s holds every hire of %s until a person confirms it", info.PolicyHold, info.Capability)
+	}
+	fmt.Fprintf(errOut, "%s; nothing is paid yet. Hire %s, confirm? [y/N] ", safetext.Escape(what), safetext.Escape(info.Capability))
+	line, err := bufio.NewReaderSize(io.LimitReader(in, maxAnswer), maxAnswer).ReadString('\n')
+	if err != nil && !strings.HasSuffix(line, "\n") {
+		fmt.Fprintln(errOut) // EOF (^D) ends the prompt's line
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		req.Confirm = true
+		return true
+	}
+	return false
 }
 
 // followInterruptible runs a hire (or a watch) with the job's progress on

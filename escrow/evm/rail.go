@@ -246,10 +246,20 @@ func (r *Rail) logsOf(ctx context.Context, rc *types.Receipt) int {
 	return n
 }
 
+// droppedPolls is how many polls in a row a transaction may be neither
+// mined nor pending before waitConfirmed counts it dropped: a reorg that
+// took its block away without returning it to a pool (anvil's evm_revert
+// does that; so does a node that lost it). The sender's lock is held while
+// it waits, so waiting TxTimeout for a transaction no one has would hold up
+// every other transaction of the key (a refund's cancel past its job's
+// not-before, when it no longer counts); the caller sends again instead.
+const droppedPolls = 8
+
 // waitConfirmed waits until tx is in a block with Confirmations-1 blocks on
 // top, and checks that block is still canonical. A receipt whose block was
 // replaced is waited for again (the transaction may be mined anew) until
-// TxTimeout; then the error wraps ErrReorg.
+// TxTimeout, or until it is neither mined nor pending for droppedPolls
+// polls; then the error wraps ErrReorg.
 func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receipt, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.TxTimeout)
 	defer cancel()
@@ -257,6 +267,7 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 	defer tick.Stop()
 	var reorged error
 	var seenIn uint64 // block the receipt was last seen in
+	missing := 0      // polls in a row it was neither mined nor pending
 	for {
 		rc, err := r.eth.TransactionReceipt(ctx, tx)
 		switch {
@@ -278,6 +289,14 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 				// best, dropped at worst.
 				reorged = fmt.Errorf("%w: transaction left block %d", ErrReorg, seenIn)
 				r.log.Warn("transaction's block was replaced; waiting for it again", "tx", tx.Hex(), "block", seenIn)
+			}
+			if _, _, terr := r.eth.TransactionByHash(ctx, tx); errors.Is(terr, ethereum.NotFound) {
+				if missing++; missing >= droppedPolls {
+					r.log.Warn("transaction dropped: neither mined nor pending", "tx", tx.Hex(), "block", seenIn)
+					return nil, fmt.Errorf("%w: transaction %s is neither mined nor pending (dropped, its block replaced or never mined)", ErrReorg, tx.Hex())
+				}
+			} else {
+				missing = 0
 			}
 		default:
 			if ctx.Err() == nil {

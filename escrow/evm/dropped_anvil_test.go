@@ -1,0 +1,71 @@
+package evm
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSendGivesUpOnADroppedTransaction: a transaction that is neither
+// mined nor pending (a reorg took its block and no pool has it; anvil's
+// evm_revert drops it so) ends its send with ErrReorg after droppedPolls
+// polls, not after TxTimeout, and the rail's sender is free for the next
+// one. Found by the fault suite's reorgs during hires (issue 22): a
+// dropped allocation held the buyer's sender for TxTimeout (2 min), so a
+// refund's cancel queued behind it was mined after the job's not-before,
+// when a cancel no longer counts, and the job stayed claimable on chain.
+func TestSendGivesUpOnADroppedTransaction(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	ctx := t.Context()
+	n.mint(t, n.buyer.Address(), 1_000_000)
+	_, err := n.buyer.Deposit(ctx, 500_000)
+	require.NoError(t, err)
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "evm_setAutomine", false))
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
+		done <- err
+	}()
+	// Drop it from the pool once it is there.
+	var hash string
+	require.Eventually(t, func() bool {
+		var pool struct {
+			Pending map[string]map[string]struct {
+				Hash string `json:"hash"`
+			} `json:"pending"`
+		}
+		if err := n.rpc.CallContext(ctx, &pool, "txpool_content"); err != nil {
+			return false
+		}
+		for from, byNonce := range pool.Pending {
+			if !strings.EqualFold(from, n.buyer.Address().Hex()) {
+				continue
+			}
+			for _, tx := range byNonce {
+				hash = tx.Hash
+			}
+		}
+		return hash != ""
+	}, 10*time.Second, 10*time.Millisecond, "the allocation reaches the pool")
+	dropped := time.Now()
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_dropTransaction", hash))
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrReorg)
+		require.Contains(t, err.Error(), "neither mined nor pending")
+		require.Less(t, time.Since(dropped), n.buyer.cfg.TxTimeout, "it gave up before TxTimeout")
+	case <-time.After(n.buyer.cfg.TxTimeout):
+		t.Fatalf("send still waits for the dropped transaction %s after TxTimeout", hash)
+	}
+
+	// The sender is free: the next transaction goes through.
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "evm_setAutomine", true))
+	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
+	require.NoError(t, err)
+	line, err := n.buyer.LineOf(ctx, n.buyer.Address(), n.seller.Address())
+	require.NoError(t, err)
+	require.Equal(t, int64(100_000), line.Balance, "allocated once")
+}
