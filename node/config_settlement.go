@@ -65,6 +65,11 @@ type SettlementConfig struct {
 	// the first allocation is only what the first job needs. Default: 10
 	// times the hire's price (evm.DefaultLineChunkFactor).
 	LineChunk string `toml:"line_chunk,omitempty"`
+	// RPCTimeout bounds each JSON-RPC request a hire waits on (reaching
+	// the chain, the buyer's line, the seller's coverage check), so a
+	// frozen endpoint fails a hire with "chain unreachable" quickly.
+	// Default "5s" (evm.DefaultHireRPCTimeout).
+	RPCTimeout string `toml:"rpc_timeout,omitempty"`
 }
 
 // RailName is the configured rail, RailCredits when none is named.
@@ -78,7 +83,7 @@ func (s SettlementConfig) RailName() string {
 func (s SettlementConfig) validate() error {
 	switch s.Rail {
 	case "", RailCredits:
-		if s.RPC != "" || s.Escrow != "" || s.Token != "" || s.Confirmations != 0 || s.RedeemInterval != "" || s.RedeemBatch != 0 || s.ReconcileInterval != "" || s.LineChunk != "" {
+		if s.RPC != "" || s.Escrow != "" || s.Token != "" || s.Confirmations != 0 || s.RedeemInterval != "" || s.RedeemBatch != 0 || s.ReconcileInterval != "" || s.LineChunk != "" || s.RPCTimeout != "" {
 			return errors.New(`config settlement: rpc, escrow, token and the other keys belong to rail = "evm"`)
 		}
 		return nil
@@ -113,7 +118,7 @@ func (s SettlementConfig) settlerConfig() (evm.SettlerConfig, error) {
 	for _, d := range []struct {
 		key, val string
 		dst      *time.Duration
-	}{{"redeem_interval", s.RedeemInterval, &c.RedeemInterval}, {"reconcile_interval", s.ReconcileInterval, &c.ReconcileInterval}} {
+	}{{"redeem_interval", s.RedeemInterval, &c.RedeemInterval}, {"reconcile_interval", s.ReconcileInterval, &c.ReconcileInterval}, {"rpc_timeout", s.RPCTimeout, &c.HireRPCTimeout}} {
 		if d.val == "" {
 			continue
 		}

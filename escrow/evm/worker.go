@@ -260,9 +260,7 @@ func (s *Settler) disagreed(ctx context.Context, rec escrow.Record, note string)
 	if err := s.escrow().NoteRail(ctx, rec.Role, rec.JobID, note); err != nil {
 		s.log.Warn("note a chain disagreement on the job", "job", rec.JobID, "err", err)
 	}
-	s.statsMu.Lock()
-	s.stats.Disagreements++
-	s.statsMu.Unlock()
+	s.countDisagreement()
 }
 
 // resolve reads rec's job on chain and applies the outcome it shows, with
