@@ -357,17 +357,28 @@ func (r *Rail) confirmed(ctx context.Context, rc *types.Receipt) (bool, error) {
 	return true, nil
 }
 
-// confirmedHead is the newest block with the confirmation depth.
+// confirmedHead is the newest block with the confirmation depth. The head
+// it counts from is the highest the endpoint reported, not a lower one it
+// reports now (blockNumber), as long as the endpoint still has that
+// block: a head that goes back and forth does not make the rail read
+// older state, nor doubt a block it saw confirmed. If the block is gone
+// (a reorg shortened the chain) the rail counts from the head reported
+// now.
 func (r *Rail) confirmedHead(ctx context.Context) (*types.Header, error) {
-	head, err := r.blockNumber(ctx)
+	reported, err := r.blockNumber(ctx)
 	if err != nil {
 		return nil, classify("block number", err)
 	}
-	n := uint64(0)
-	if head+1 >= r.cfg.Confirmations {
-		n = head + 1 - r.cfg.Confirmations
+	r.headMu.Lock()
+	head := max(reported, r.maxHead)
+	r.headMu.Unlock()
+	h, n, err := r.confirmedAt(ctx, head)
+	if err != nil && head > reported && errors.Is(err, ethereum.NotFound) {
+		r.headMu.Lock()
+		r.maxHead = reported
+		r.headMu.Unlock()
+		h, n, err = r.confirmedAt(ctx, reported)
 	}
-	h, err := r.eth.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
 	if err != nil {
 		return nil, classify(fmt.Sprintf("header %d", n), err)
 	}
@@ -375,4 +386,14 @@ func (r *Rail) confirmedHead(ctx context.Context) (*types.Header, error) {
 		return nil, fmt.Errorf("%w: %s answered block %v when asked for block %d", ErrRPCMisbehaved, redactURL(r.cfg.RPC), h.Number, n)
 	}
 	return h, nil
+}
+
+// confirmedAt reads the header confirmed when head is the chain's head.
+func (r *Rail) confirmedAt(ctx context.Context, head uint64) (*types.Header, uint64, error) {
+	n := uint64(0)
+	if head+1 >= r.cfg.Confirmations {
+		n = head + 1 - r.cfg.Confirmations
+	}
+	h, err := r.eth.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	return h, n, err
 }
