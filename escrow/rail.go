@@ -648,7 +648,11 @@ func (e *Escrow) BookRail(ctx context.Context, en RailEntry) (bool, error) {
 			}
 			b.Available += en.Amount
 			b.Deposited += en.Amount
-			err = setJSON(txn, depositKey(now, nonce), entry)
+			k, kerr := freeLogKey(txn, depositKey, now, nonce)
+			if kerr != nil {
+				return kerr
+			}
+			err = setJSON(txn, k, entry)
 		} else {
 			if b.Available < en.Amount {
 				return fmt.Errorf("%w: %s available, the rail withdrew %s", ErrInsufficientFunds, FormatAmount(b.Available), FormatAmount(en.Amount))
@@ -715,7 +719,11 @@ func (e *Escrow) UnbookRail(ctx context.Context, ref string, amount int64, note 
 		}
 		b.Available -= amount
 		b.Deposited -= amount
-		if err := setJSON(txn, depositKey(now, nonce), storedDeposit{V: schemaVersion, Amount: -amount, Memo: note, At: now}); err != nil {
+		k, err := freeLogKey(txn, depositKey, now, nonce)
+		if err != nil {
+			return err
+		}
+		if err := setJSON(txn, k, storedDeposit{V: schemaVersion, Amount: -amount, Memo: note, At: now}); err != nil {
 			return err
 		}
 		if err := txn.delete(railBookedKey(ref)); err != nil {
@@ -731,6 +739,23 @@ func (e *Escrow) UnbookRail(ctx context.Context, ref string, amount int64, note 
 		e.log.Warn("rail deposit undone: it vanished from the chain", "amount", FormatAmount(amount), "ref", ref)
 	}
 	return undone, nil
+}
+
+// freeLogKey is key(at, nonce), or with another nonce derived from it if
+// that key holds an entry already (a deposit booked again after it was
+// undone, in the same clock tick).
+func freeLogKey(txn *tx, key func(time.Time, string) []byte, at time.Time, nonce string) ([]byte, error) {
+	for range 16 {
+		k := key(at, nonce)
+		if _, err := txn.get(k); errors.Is(err, ErrNotFound) {
+			return k, nil
+		} else if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256([]byte(nonce))
+		nonce = hex.EncodeToString(sum[:4])
+	}
+	return nil, errors.New("no free ledger log key")
 }
 
 // RailState reads the rail's own small state under name (a reconcile
