@@ -21,6 +21,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
+	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
 )
 
 // reorgNet is a buyer and a seller with fresh keys on one anvil; the
@@ -572,4 +573,39 @@ func tokensConservedOf(t *testing.T, n *anvilNet, minted int64, addrs ...common.
 		total += n.tokenOf(t, a)
 	}
 	require.Equal(t, minted, total)
+}
+
+// TestSettlerRemembersTheNoticeForAStartWithTheChainDown: issue 22. A
+// seller started while its chain was down stated no accept horizon. The
+// escrow's notice is stored when the chain is reached, so a later start
+// with the chain down still knows the horizon; a repo that never reached
+// the chain knows none.
+func TestSettlerRemembersTheNoticeForAStartWithTheChainDown(t *testing.T) {
+	n := newAnvilNet(t, 2*time.Hour, 1)
+	ctx := t.Context()
+	p := evmtest.StartProxy(t, n.a.URL)
+	k, err := GenerateKey()
+	require.NoError(t, err)
+	rn := newRailNode(t, n, k, p.URL, SettlerConfig{})
+	_, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+	if !ok {
+		_, err := rn.s.Chain(ctx)
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool {
+		h, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+		return ok && h == time.Hour
+	}, 10*time.Second, 20*time.Millisecond)
+
+	p.Down()
+	rn.restart(t, SettlerConfig{}, nil)
+	_, err = rn.s.AcceptHorizon(ctx)
+	require.ErrorIs(t, err, escrow.ErrRailUnavailable)
+	h, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+	require.True(t, ok)
+	require.Equal(t, time.Hour, h, "half the notice, as when the chain is up")
+
+	never := newRailNode(t, n, k, "http://127.0.0.1:1", SettlerConfig{})
+	_, ok = never.s.StoredAcceptHorizon(ctx, never.esc)
+	require.False(t, ok)
 }

@@ -234,6 +234,12 @@ func (s *Settler) Start(esc *escrow.Escrow) error {
 		return errors.New("evm: settler already started")
 	}
 	s.started, s.esc = true, esc
+	s.railMu.Lock()
+	reached := s.rail
+	s.railMu.Unlock()
+	if reached != nil { // reached before the escrow was attached
+		s.storeDomain(s.ctx, esc, reached)
+	}
 	var d storedDomain
 	if ok, err := esc.RailState(s.ctx, s.stateName("domain"), &d); err == nil && ok && d.ChainID > 0 {
 		s.railMu.Lock()
@@ -282,6 +288,34 @@ func (s *Settler) stateName(what string) string {
 
 type storedDomain struct {
 	ChainID int64 `json:"chain_id"`
+	// NoticeS is the escrow's withdrawal notice in seconds (immutable in
+	// the contract), so a seller started while the chain is down still
+	// knows its accept horizon.
+	NoticeS int64 `json:"notice_s,omitempty"`
+}
+
+// storeDomain remembers the reached chain's ID and the escrow's notice in
+// the escrow's rail state.
+func (s *Settler) storeDomain(ctx context.Context, esc *escrow.Escrow, r *Rail) {
+	d := r.Domain()
+	if esc == nil || !d.ChainID.IsInt64() {
+		return
+	}
+	if err := esc.SetRailState(ctx, s.stateName("domain"), storedDomain{ChainID: d.ChainID.Int64(), NoticeS: int64(r.Notice() / time.Second)}); err != nil {
+		s.log.Warn("store the chain ID and the escrow's notice", "err", err)
+	}
+}
+
+// StoredAcceptHorizon is the accept horizon (Rail.AcceptHorizon: half the
+// escrow's notice) from the notice esc stored when this node last reached
+// the chain; false if it never did. For a seller that starts while the
+// chain is down.
+func (s *Settler) StoredAcceptHorizon(ctx context.Context, esc *escrow.Escrow) (time.Duration, bool) {
+	var d storedDomain
+	if ok, err := esc.RailState(ctx, s.stateName("domain"), &d); err != nil || !ok || d.NoticeS <= 0 {
+		return 0, false
+	}
+	return time.Duration(d.NoticeS) * time.Second / 2, true
 }
 
 // Chain returns the connected rail, dialing it if needed (at most every
@@ -321,11 +355,7 @@ func (s *Settler) Chain(ctx context.Context) (*Rail, error) {
 	s.rail, s.dialErr = r, nil
 	d := r.Domain()
 	s.domain = &d
-	if esc := s.escrow(); esc != nil && d.ChainID.IsInt64() {
-		if err := esc.SetRailState(ctx, s.stateName("domain"), storedDomain{ChainID: d.ChainID.Int64()}); err != nil {
-			s.log.Warn("store the chain ID", "err", err)
-		}
-	}
+	s.storeDomain(ctx, s.escrow(), r)
 	s.log.Info("chain reached", "rpc", redactURL(s.cfg.RPC), "chain_id", d.ChainID, "notice", r.Notice(), "confirmations", r.Confirmations())
 	return r, nil
 }
