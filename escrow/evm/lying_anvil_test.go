@@ -340,3 +340,131 @@ func TestLyingRPCHeadGoingBackwardsAndReorderedLogs(t *testing.T) {
 	require.Equal(t, escrow.Balance{Earned: 20_000, Withdrawn: 20_000}, seller.balance(t))
 	tokensConserved(t, n, buyer, seller, 10_000_000)
 }
+
+// TestLyingRPCHiresConverge is a fault run at the package level: rounds
+// of live hires between a buyer and a seller that each read the chain
+// through a lying endpoint; in each round one lie is told by both
+// endpoints while the round's jobs settle (one released, one refunded),
+// then the truth. Afterwards both ledgers and the chain agree job by job,
+// no refunded job is paid, no released job is booked cancelled, and no
+// token is created or lost.
+func TestLyingRPCHiresConverge(t *testing.T) {
+	n, buyer, seller, bp, sp := lyingNet(t, SettlerConfig{})
+	ctx := t.Context()
+	const amount = 10_000
+	type round struct {
+		released, refunded string
+	}
+	lies := []struct {
+		name   string
+		method string // whose Told (or Calls) shows the lie was told
+		tell   func(r round, p *lyingrpc.Proxy, isBuyer bool)
+	}{
+		{"forged logs", "eth_getLogs", func(r round, p *lyingrpc.Proxy, isBuyer bool) {
+			// The buyer is told its refunded job was paid, the seller that
+			// its released job was cancelled.
+			l, amt := lockOf(t, buyer, escrow.RoleBuyer, r.refunded), int64(amount)
+			if !isBuyer {
+				l, amt = lockOf(t, seller, escrow.RoleSeller, r.released), 0
+			}
+			forged := forgedJobLog(t, n, l, amt, n.head(t))
+			p.Lie("eth_getLogs", lyingrpc.AddLogs(func(lyingrpc.Request) []lyingrpc.Log { return []lyingrpc.Log{forged.Clone()} }))
+		}},
+		{"missing logs", "eth_getLogs", func(_ round, p *lyingrpc.Proxy, _ bool) {
+			p.Lie("eth_getLogs", lyingrpc.DropLogs(lyingrpc.AnyLog))
+		}},
+		{"reordered logs", "eth_getLogs", func(_ round, p *lyingrpc.Proxy, isBuyer bool) {
+			p.Lie("eth_getLogs", lyingrpc.ReorderLogs())
+			// Each pass reads a block or two; read the whole history again
+			// (as a node without a cursor does), so answers hold many logs.
+			rn := buyer
+			if !isBuyer {
+				rn = seller
+			}
+			require.NoError(t, rn.esc.SetRailState(ctx, rn.s.stateName("cursor"), Cursor{Block: 1}))
+		}},
+		{"wrong eth_call", "eth_call", func(r round, p *lyingrpc.Proxy, isBuyer bool) {
+			rn, role := buyer, escrow.RoleBuyer
+			if !isBuyer {
+				rn, role = seller, escrow.RoleSeller
+			}
+			p.Lie("eth_call", jobStateLie(t, lockOf(t, rn, role, r.released), 2))
+			p.Lie("eth_call", jobStateLie(t, lockOf(t, rn, role, r.refunded), 1))
+		}},
+		{"receipts without their logs", "eth_getTransactionReceipt", func(_ round, p *lyingrpc.Proxy, _ bool) {
+			p.Lie("eth_getTransactionReceipt", lyingrpc.ReceiptLogs(lyingrpc.AnyTx, func([]lyingrpc.Log) []lyingrpc.Log { return nil }))
+		}},
+		{"heads going backwards", "eth_blockNumber", func(_ round, p *lyingrpc.Proxy, _ bool) {
+			p.Lie("eth_blockNumber", alternately(lyingrpc.BlockBehind(6)))
+		}},
+		{"huge answers", "eth_getLogs", func(_ round, p *lyingrpc.Proxy, _ bool) {
+			p.Lie("eth_getLogs", alternately(lyingrpc.Huge(MaxRPCAnswer+1)))
+		}},
+	}
+	var rounds []round
+	for i, lie := range lies {
+		r := round{released: fmt.Sprintf("job-%d-rel", i), refunded: fmt.Sprintf("job-%d-ref", i)}
+		hire(t, buyer, seller, r.released, amount, time.Minute, 10*time.Second)
+		hire(t, buyer, seller, r.refunded, amount, time.Minute, 10*time.Second)
+		b0, s0 := bp.Told(lie.method), sp.Told(lie.method)
+		lie.tell(r, bp, true)
+		lie.tell(r, sp, false)
+		releaseTo(t, buyer, seller, r.released)
+		st, err := buyer.esc.Refund(ctx, r.refunded, "verification failed", []string{"value_matches"})
+		require.NoError(t, err)
+		require.NoError(t, seller.esc.ApplySettle(ctx, st))
+		require.Eventually(t, func() bool { return bp.Told(lie.method) > b0 && sp.Told(lie.method) > s0 }, 30*time.Second, 50*time.Millisecond,
+			"round %d: both endpoints told the lie %q", i, lie.name)
+		time.Sleep(500 * time.Millisecond) // a few passes of the worker under the lie
+		bp.Truth()
+		sp.Truth()
+		rounds = append(rounds, r)
+	}
+	divergences := func() (div, wrong int, why string) {
+		for _, r := range rounds {
+			for _, id := range []string{r.released, r.refunded} {
+				b, s := buyer.record(t, escrow.RoleBuyer, id), seller.record(t, escrow.RoleSeller, id)
+				chain := n.jobState(t, buyer.key.Address(), seller.key.Address(), id)
+				ok := !b.ChainProvisional && !s.ChainProvisional
+				if id == r.released {
+					ok = ok && chain == 1 && b.ChainOutcome == escrow.RailPaid && s.ChainOutcome == escrow.RailPaid &&
+						b.State == escrow.StateReleased && s.State == escrow.StateReleased && !s.Provisional
+					if b.ChainOutcome == escrow.RailCancelled || s.ChainOutcome == escrow.RailCancelled {
+						wrong++
+					}
+				} else {
+					ok = ok && chain == 2 && b.ChainOutcome == escrow.RailCancelled && s.ChainOutcome == escrow.RailCancelled &&
+						b.State == escrow.StateRefunded && !b.RefundPending && s.State == escrow.StateDisputed
+					if chain == 1 || b.ChainOutcome == escrow.RailPaid || s.ChainOutcome == escrow.RailPaid || s.State == escrow.StateReleased {
+						wrong++
+					}
+				}
+				if !ok {
+					div++
+					why = fmt.Sprintf("%s: buyer %s/%s pending=%v seller %s/%s chain %d (notes %q / %q)", id, b.State, b.ChainOutcome, b.RefundPending, s.State, s.ChainOutcome, chain, b.ChainNote, s.ChainNote)
+				}
+			}
+		}
+		return div, wrong, why
+	}
+	var div, wrong int
+	var why string
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if div, wrong, why = divergences(); div == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("lying RPC during hires: runs %d, faults injected %d (lies, each told by both endpoints), disagreements counted %d (buyer) + %d (seller), divergences %d, wrong payments %d",
+		2*len(rounds), len(lies), buyer.s.Stats().Disagreements, seller.s.Stats().Disagreements, div, wrong)
+	require.Zero(t, wrong, "no outcome the chain does not show")
+	require.Zero(t, div, "the ledgers and the chain agree job by job (one that does not: %s)", why)
+	paid := int64(amount * len(rounds))
+	require.Eventually(t, func() bool { return n.tokenOf(t, seller.key.Address()) == paid }, 20*time.Second, 50*time.Millisecond)
+	require.Equal(t, escrow.Balance{Earned: paid, Withdrawn: paid}, seller.balance(t))
+	require.Equal(t, escrow.Balance{Available: 5_000_000 - paid, Paid: paid, Deposited: 5_000_000}, buyer.balance(t))
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
+	require.NoError(t, seller.esc.CheckInvariant(ctx))
+	tokensConserved(t, n, buyer, seller, 10_000_000)
+	require.Positive(t, buyer.s.Stats().Disagreements)
+	require.Positive(t, seller.s.Stats().Disagreements)
+}

@@ -563,6 +563,7 @@ type watchState struct {
 	watchSeen map[string]uint64 // outcome without a transaction -> the head it was first seen holding at
 	allocMu   sync.Mutex        // the watched allocations' read-modify-write
 	depMu     sync.Mutex        // the watched deposits' read-modify-write
+	recheckMu sync.Mutex        // the jobs to read again after a disagreement
 	// hook, in tests, stops the work at a named step as a crash would.
 	hook func(point string) bool
 }

@@ -294,6 +294,70 @@ func (s *Settler) disagreed(ctx context.Context, rec escrow.Record, note string)
 		s.log.Warn("note a chain disagreement on the job", "job", rec.JobID, "err", err)
 	}
 	s.countDisagreement()
+	s.recheck(ctx, rec)
+}
+
+// maxRecheck bounds the jobs kept for the sweep to read again after a
+// disagreement (the oldest leave first).
+const maxRecheck = 1000
+
+type recheckEntry struct {
+	Role  escrow.Role `json:"role"`
+	JobID string      `json:"job"`
+}
+
+// recheck remembers a job whose chain answer the node did not act on, so
+// the sweep reads it on chain again until the node records an outcome:
+// also the jobs no longer in the rail's open index (a seller's refunded
+// job, whose cancel it records for the ledgers to agree).
+func (s *Settler) recheck(ctx context.Context, rec escrow.Record) {
+	s.recheckMu.Lock()
+	defer s.recheckMu.Unlock()
+	var list []recheckEntry
+	if _, err := s.escrow().RailState(ctx, s.stateName("recheck"), &list); err != nil {
+		return
+	}
+	e := recheckEntry{Role: rec.Role, JobID: rec.JobID}
+	for _, x := range list {
+		if x == e {
+			return
+		}
+	}
+	list = append(list, e)
+	if len(list) > maxRecheck {
+		list = list[len(list)-maxRecheck:]
+	}
+	if err := s.escrow().SetRailState(ctx, s.stateName("recheck"), list); err != nil {
+		s.log.Warn("remember a job to read on chain again", "job", rec.JobID, "err", err)
+	}
+}
+
+// rechecked are the jobs to read again, as records, dropping from the
+// list those with an outcome now (or gone).
+func (s *Settler) rechecked(ctx context.Context) []escrow.Record {
+	s.recheckMu.Lock()
+	defer s.recheckMu.Unlock()
+	esc := s.escrow()
+	var list []recheckEntry
+	if _, err := esc.RailState(ctx, s.stateName("recheck"), &list); err != nil || len(list) == 0 {
+		return nil
+	}
+	var keep []recheckEntry
+	var out []escrow.Record
+	for _, e := range list {
+		rec, err := esc.GetRole(ctx, e.JobID, e.Role)
+		if err != nil || rec.ChainOutcome != "" || rec.Lock == nil {
+			continue
+		}
+		keep = append(keep, e)
+		out = append(out, rec)
+	}
+	if len(keep) != len(list) {
+		if err := esc.SetRailState(ctx, s.stateName("recheck"), keep); err != nil {
+			s.log.Warn("forget jobs read on chain again", "err", err)
+		}
+	}
+	return out
 }
 
 // resolve reads rec's job on chain and applies the outcome it shows, with
@@ -335,7 +399,7 @@ func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error
 // then) would leave the job unsettled for good once the cursor passed
 // its block. So every sweepEvery reconcile passes (and at start) the
 // worker reads job(buyer, seller, jobId) of the node's jobs the chain
-// may have settled (released, or past their not-before) and applies
+// may have settled (decided, or past their not-before) and applies
 // what it finds, verified like any event (resolve). One found in a block
 // the reconcile had read already is counted as a disagreement: the
 // endpoint's logs left it out.
@@ -352,7 +416,8 @@ func (s *Settler) sweep(ctx context.Context, r *Rail) {
 	var recs []escrow.Record
 	for _, role := range []escrow.Role{escrow.RoleBuyer, escrow.RoleSeller} {
 		rs, err := esc.RailOpen(ctx, role, func(rec escrow.Record) bool {
-			return rec.ChainOutcome == "" && (rec.State == escrow.StateReleased || !rec.NotBefore.IsZero() && now.After(rec.NotBefore)) &&
+			decided := rec.State == escrow.StateReleased || rec.State == escrow.StateRefunded || rec.State == escrow.StateDisputed
+			return rec.ChainOutcome == "" && (decided || !rec.NotBefore.IsZero() && now.After(rec.NotBefore)) &&
 				!rec.RefundPending // the cancel work reads those every pass
 		})
 		if err != nil {
@@ -360,6 +425,15 @@ func (s *Settler) sweep(ctx context.Context, r *Rail) {
 			return
 		}
 		recs = append(recs, rs...)
+	}
+	seen := map[string]bool{}
+	for _, rec := range recs {
+		seen[string(rec.Role)+"/"+rec.JobID] = true
+	}
+	for _, rec := range s.rechecked(ctx) {
+		if !seen[string(rec.Role)+"/"+rec.JobID] {
+			recs = append(recs, rec)
+		}
 	}
 	var cur Cursor
 	if _, err := esc.RailState(ctx, s.stateName("cursor"), &cur); err != nil {
@@ -561,9 +635,9 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			// it (the refund stays pending until the chain's own outcome,
 			// confirmed by its receipt, is applied).
 			if err := s.resolve(ctx, r, rec); err != nil {
-				s.trouble("refund: find the job's payment on chain", err, "job", rec.JobID)
+				s.trouble("refund: find the job's outcome on chain", err, "job", rec.JobID)
 			}
-			s.wait("cancel/"+rec.JobID, 30*time.Second)
+			s.wait("cancel/"+rec.JobID, 10*time.Second)
 			continue
 		case uint64(time.Now().Unix()) >= l.NotBefore:
 			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
@@ -771,6 +845,12 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		reason, skipped := got.Skipped[id]
 		switch {
 		case !skipped:
+			// The receipt says the voucher neither paid nor was skipped:
+			// the endpoint's receipt is not the contract's (which does one
+			// or the other). Not sent again at once: the job's outcome is
+			// read on chain (the sweep), and the voucher retried later.
+			s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s neither paid nor skipped the voucher, by the endpoint's receipt", got.Tx.Hash.Hex()))
+			s.wait("redeem/"+p.rec.JobID, 10*time.Second)
 		case reason == SkipCancelled:
 			// The buyer cancelled before the not-before: the chain's
 			// outcome, once its own transaction is found and confirmed.
