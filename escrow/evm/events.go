@@ -248,16 +248,19 @@ func (r *Rail) receiptHolds(ctx context.Context, vc *verifyCache, tx common.Hash
 // ev's amount.
 func (r *Rail) lineEventMatcher(ev LineEvent) func(*types.Log) bool {
 	return func(lg *types.Log) bool {
-		if lg.Address != r.cfg.Escrow || len(lg.Topics) == 0 {
+		if lg.Address != r.cfg.Escrow || len(lg.Topics) == 0 || ev.Amount <= 0 {
 			return false
 		}
+		// Strictly: the exact topics the contract emits (addresses with
+		// zero padding; the bindings ignore the padding) and 32 data bytes.
+		buyer, seller := common.BytesToHash(ev.Buyer[:]), common.BytesToHash(ev.Seller[:])
 		switch ev.Kind {
 		case "deposited":
 			e, err := r.esc.ParseDeposited(*lg)
-			return err == nil && lg.Topics[0] == depositedTopic && e.Buyer == ev.Buyer && e.Amount.IsInt64() && e.Amount.Int64() == ev.Amount
+			return err == nil && len(lg.Topics) == 2 && lg.Topics[0] == depositedTopic && lg.Topics[1] == buyer && len(lg.Data) == 32 && amountOf(e.Amount) == ev.Amount
 		case "withdrawn":
 			e, err := r.esc.ParseWithdrawn(*lg)
-			return err == nil && lg.Topics[0] == withdrawnTopic && e.Buyer == ev.Buyer && e.Seller == ev.Seller && e.Amount.IsInt64() && e.Amount.Int64() == ev.Amount
+			return err == nil && len(lg.Topics) == 3 && lg.Topics[0] == withdrawnTopic && lg.Topics[1] == buyer && lg.Topics[2] == seller && len(lg.Data) == 32 && amountOf(e.Amount) == ev.Amount
 		}
 		return false
 	}

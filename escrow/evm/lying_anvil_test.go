@@ -468,3 +468,24 @@ func TestLyingRPCHiresConverge(t *testing.T) {
 	require.Positive(t, buyer.s.Stats().Disagreements)
 	require.Positive(t, seller.s.Stats().Disagreements)
 }
+
+// TestLyingRPCForgedDepositIsNotBooked: a Deposited log of the node's
+// that no receipt holds (a lying eth_getLogs) credits nothing.
+func TestLyingRPCForgedDepositIsNotBooked(t *testing.T) {
+	n, buyer, _, bp, _ := lyingNet(t, SettlerConfig{})
+	before := buyer.s.Stats().Disagreements
+	lg := lyingrpc.Log{}
+	lg.Set("address", strings.ToLower(n.dep.Escrow.Hex()))
+	lg.Set("topics", []string{depositedTopic.Hex(), addrTopic(buyer.key.Address())})
+	lg.Set("data", hexutil.Encode(common.BigToHash(big.NewInt(1_000_000)).Bytes()))
+	lg.Set("blockNumber", hexutil.EncodeUint64(n.head(t)))
+	lg.Set("blockHash", randomHash(t).Hex())
+	lg.Set("transactionHash", randomHash(t).Hex())
+	lg.Set("transactionIndex", "0x0")
+	lg.Set("logIndex", "0x0")
+	lg.Set("removed", false)
+	bp.Lie("eth_getLogs", lyingrpc.Once(lyingrpc.AddLogs(func(lyingrpc.Request) []lyingrpc.Log { return []lyingrpc.Log{lg} })))
+	require.Eventually(t, func() bool { return bp.Told("eth_getLogs") == 1 && buyer.s.Stats().Disagreements > before }, 20*time.Second, 20*time.Millisecond)
+	require.Equal(t, escrow.Balance{Available: 5_000_000, Deposited: 5_000_000}, buyer.balance(t))
+	require.NoError(t, buyer.esc.CheckInvariant(t.Context()))
+}
