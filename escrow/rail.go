@@ -648,7 +648,11 @@ func (e *Escrow) BookRail(ctx context.Context, en RailEntry) (bool, error) {
 			}
 			b.Available += en.Amount
 			b.Deposited += en.Amount
-			err = setJSON(txn, depositKey(now, nonce), entry)
+			k, kerr := freeLogKey(txn, depositKey, now, nonce)
+			if kerr != nil {
+				return kerr
+			}
+			err = setJSON(txn, k, entry)
 		} else {
 			if b.Available < en.Amount {
 				return fmt.Errorf("%w: %s available, the rail withdrew %s", ErrInsufficientFunds, FormatAmount(b.Available), FormatAmount(en.Amount))
@@ -673,6 +677,85 @@ func (e *Escrow) BookRail(ctx context.Context, en RailEntry) (bool, error) {
 		e.log.Info("rail "+en.Kind, "amount", FormatAmount(en.Amount), "ref", en.Ref)
 	}
 	return booked, nil
+}
+
+// UnbookRail undoes a deposit BookRail booked under ref that the rail
+// found gone from its chain (a reorg deeper than its confirmation depth
+// took the transaction away): the amount leaves the available balance and
+// the deposits, in one transaction, with a reversing entry in the
+// deposit log (a negative amount, memo saying why), and ref may be booked
+// again if the deposit comes back. It reports whether anything was
+// undone (false: ref was not booked, or not as a deposit). If the
+// deposit was spent since (locked in jobs), it fails with
+// ErrInsufficientFunds and undoes nothing: the rail tries again later.
+func (e *Escrow) UnbookRail(ctx context.Context, ref string, amount int64, note string) (bool, error) {
+	if e.closed.Load() {
+		return false, ErrClosed
+	}
+	if amount <= 0 || ref == "" || len(ref) > maxTextLen {
+		return false, fmt.Errorf("unbook rail deposit %q: %w", ref, ErrWrongAmount)
+	}
+	if len(note) > maxMemoLen {
+		note = note[:maxMemoLen]
+	}
+	now := e.now()
+	sum := sha256.Sum256([]byte("unbook:" + ref))
+	nonce := hex.EncodeToString(sum[:4])
+	undone := false
+	err := e.update(ctx, func(txn *tx) error {
+		undone = false
+		kind, err := txn.get(railBookedKey(ref))
+		if errors.Is(err, ErrNotFound) || err == nil && string(kind) != RailDeposit {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		b, err := loadBalance(txn)
+		if err != nil {
+			return err
+		}
+		if b.Available < amount || b.Deposited < amount {
+			return fmt.Errorf("%w: %s available, the vanished deposit was %s", ErrInsufficientFunds, FormatAmount(b.Available), FormatAmount(amount))
+		}
+		b.Available -= amount
+		b.Deposited -= amount
+		k, err := freeLogKey(txn, depositKey, now, nonce)
+		if err != nil {
+			return err
+		}
+		if err := setJSON(txn, k, storedDeposit{V: schemaVersion, Amount: -amount, Memo: note, At: now}); err != nil {
+			return err
+		}
+		if err := txn.delete(railBookedKey(ref)); err != nil {
+			return err
+		}
+		undone = true
+		return saveBalance(txn, b)
+	})
+	if err != nil {
+		return false, fmt.Errorf("unbook rail deposit %s: %w", FormatAmount(amount), err)
+	}
+	if undone {
+		e.log.Warn("rail deposit undone: it vanished from the chain", "amount", FormatAmount(amount), "ref", ref)
+	}
+	return undone, nil
+}
+
+// freeLogKey is key(at, nonce), or with another nonce derived from it if
+// that key holds an entry already (a deposit booked again after it was
+// undone, in the same clock tick).
+func freeLogKey(txn *tx, key func(time.Time, string) []byte, at time.Time, nonce string) ([]byte, error) {
+	for range 16 {
+		k := key(at, nonce)
+		if _, err := txn.get(k); errors.Is(err, ErrNotFound) {
+			return k, nil
+		} else if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256([]byte(nonce))
+		nonce = hex.EncodeToString(sum[:4])
+	}
+	return nil, errors.New("no free ledger log key")
 }
 
 // RailState reads the rail's own small state under name (a reconcile

@@ -404,6 +404,40 @@ func TestBookRailBooksOnce(t *testing.T) {
 	require.Contains(t, string(b), `"withdrawn":"4"`)
 }
 
+// TestUnbookRailUndoesAVanishedDeposit: a deposit a reorg took away
+// leaves the ledger in one transaction (a reversing entry keeps the
+// deposit log summing to the balance), can be booked again if it comes
+// back, and is not undone while its money is locked in a job.
+func TestUnbookRailUndoesAVanishedDeposit(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t) // the buyer has "tx-1:deposit", 10 credits
+	ok, err := p.buyer.e.UnbookRail(ctx, "tx-nope", credit, "vanished")
+	require.NoError(t, err)
+	require.False(t, ok, "never booked")
+	ok, err = p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailDeposit, Ref: "tx-9:deposit", Amount: 3 * credit})
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = p.buyer.e.UnbookRail(ctx, "tx-9:deposit", 3*credit, "vanished in a reorg")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, escrow.Balance{Available: 10 * credit, Deposited: 10 * credit}, p.buyer.balance(t))
+	p.buyer.requireInvariant(t)
+	ok, err = p.buyer.e.UnbookRail(ctx, "tx-9:deposit", 3*credit, "again")
+	require.NoError(t, err)
+	require.False(t, ok, "undone once")
+	ok, err = p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailDeposit, Ref: "tx-9:deposit", Amount: 3 * credit})
+	require.NoError(t, err)
+	require.True(t, ok, "back on the chain: booked again")
+	// Spent: 13 available, 13 + 1 cannot be taken.
+	ok, err = p.buyer.e.BookRail(ctx, escrow.RailEntry{Kind: escrow.RailWithdrawal, Ref: "tx-10", Amount: 12 * credit})
+	require.NoError(t, err)
+	require.True(t, ok)
+	_, err = p.buyer.e.UnbookRail(ctx, "tx-9:deposit", 3*credit, "vanished")
+	require.ErrorIs(t, err, escrow.ErrInsufficientFunds)
+	require.Equal(t, escrow.Balance{Available: 1 * credit, Deposited: 13 * credit, Withdrawn: 12 * credit}, p.buyer.balance(t))
+	p.buyer.requireInvariant(t)
+}
+
 // provingRail is fakeRail that proves payments ({"tx","block"} of the
 // chain's outcome) and accepts as paid only the proof of transaction
 // "tx-r".

@@ -157,7 +157,7 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		return nil, fmt.Errorf("market: the listing settlement (rail %s) is not the escrow's rail %s at %s", RailOf(Listing{Settlement: cfg.settlement}), rail, esc.RailAddress())
 	}
 	store.settlement = cfg.settlement
-	store.terms = cfg.terms()
+	store.terms.Store(cfg.terms())
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
 		cfg:         cfg,

@@ -82,12 +82,13 @@ func (m *Market) resignListings(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	terms := m.store.terms.Load()
 	for _, o := range offers {
-		if !o.Signed.Untagged() && sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) && sameTerms(o.Signed.Listing.Terms, m.store.terms) {
+		if !o.Signed.Untagged() && sameSettlement(o.Signed.Listing.Settlement, m.cfg.settlement) && sameTerms(o.Signed.Listing.Terms, terms) {
 			continue
 		}
 		l := o.Signed.Listing
-		l.Settlement, l.Terms = m.cfg.settlement, m.store.terms
+		l.Settlement, l.Terms = m.cfg.settlement, terms
 		l.CreatedAt = m.store.now().UTC().Truncate(time.Second)
 		if err := m.store.putSigned(l, o.Handler); err != nil {
 			return fmt.Errorf("sign listing %s for rail %s: %w", l.Capability, RailOf(l), err)

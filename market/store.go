@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -220,8 +221,9 @@ type Store struct {
 	// listings again with its own at start (resignListings).
 	settlement *Settlement
 	// terms are signed into every listing (ListingTerms); the market signs
-	// older listings again with its own at start (resignListings).
-	terms *ListingTerms
+	// older listings again with its own at start (resignListings), and
+	// when it learns its accept horizon later (SetAcceptHorizon).
+	terms atomic.Pointer[ListingTerms]
 }
 
 // NewStore returns the offer store of the node with key, in db.
@@ -264,7 +266,7 @@ func (s *Store) Put(ctx context.Context, p ListingParams) (Offer, error) {
 		RiskTier:            p.RiskTier,
 		RequiredPermissions: p.RequiredPermissions,
 		Settlement:          s.settlement,
-		Terms:               s.terms,
+		Terms:               s.terms.Load(),
 	}
 	if err := s.putSigned(l, p.Handler); err != nil {
 		return Offer{}, err

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -54,6 +55,22 @@ func AcceptHorizon(d time.Duration) Option {
 		c.acceptHorizon, c.acceptHorizonSet = d, true
 		return nil
 	}
+}
+
+// SetAcceptHorizon states d as this seller's accept horizon from now on
+// (see AcceptHorizon) and signs every listing again with it: for a seller
+// that learns its rail's horizon after it started (its chain was down).
+func (m *Market) SetAcceptHorizon(ctx context.Context, d time.Duration) error {
+	t := ListingTerms{WindowMS: m.cfg.window.Milliseconds(), MaxDurationMS: m.cfg.maxDuration.Milliseconds()}
+	if cur := m.store.terms.Load(); cur != nil {
+		t = *cur
+	}
+	t.AcceptHorizonMS = max(d.Milliseconds(), 1) // 0 would read as no limit
+	m.store.terms.Store(&t)
+	if err := m.resignListings(ctx); err != nil {
+		return fmt.Errorf("sign the listings with the accept horizon %s: %w", d, err)
+	}
+	return nil
 }
 
 // terms are the terms this seller signs into its listings.

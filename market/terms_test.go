@@ -120,3 +120,28 @@ func TestListingWithoutTermsStillVerifies(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, signed.Verify(id, "compute.statistics.mean"), ErrListingMismatch, "a term that would overflow a duration")
 }
+
+// Issue 22: a seller started while its chain was down stated no accept
+// horizon until it restarted. Learning it later signs every listing
+// again with it.
+func TestSetAcceptHorizonSignsTheListingsAgain(t *testing.T) {
+	seller := setupPeer(t, nil)
+	ctx := context.Background()
+	_, err := seller.market.AddListing(ctx, ListingParams{Capability: "custom.test.echo", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}}})
+	require.NoError(t, err)
+	o, err := seller.market.store.Get(ctx, "custom.test.echo")
+	require.NoError(t, err)
+	require.Zero(t, o.Signed.Listing.Terms.AcceptHorizonMS, "unknown at start")
+
+	require.NoError(t, seller.market.SetAcceptHorizon(ctx, AcceptHorizonOf(time.Hour)))
+	o, err = seller.market.store.Get(ctx, "custom.test.echo")
+	require.NoError(t, err)
+	require.Equal(t, AcceptHorizonOf(time.Hour).Milliseconds(), o.Signed.Listing.Terms.AcceptHorizonMS)
+	require.NoError(t, o.Signed.Verify(seller.host.ID(), "custom.test.echo"), "signed again")
+	// A listing added afterwards states it too.
+	_, err = seller.market.AddListing(ctx, ListingParams{Capability: "custom.test.echo2", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}}})
+	require.NoError(t, err)
+	o, err = seller.market.store.Get(ctx, "custom.test.echo2")
+	require.NoError(t, err)
+	require.Equal(t, AcceptHorizonOf(time.Hour).Milliseconds(), o.Signed.Listing.Terms.AcceptHorizonMS)
+}

@@ -65,6 +65,11 @@ type SettlementConfig struct {
 	// the first allocation is only what the first job needs. Default: 10
 	// times the hire's price (evm.DefaultLineChunkFactor).
 	LineChunk string `toml:"line_chunk,omitempty"`
+	// RPCTimeout bounds each JSON-RPC request a hire waits on (reaching
+	// the chain, the buyer's line, the seller's coverage check), so a
+	// frozen endpoint fails a hire with "chain unreachable" quickly.
+	// Default "5s" (evm.DefaultHireRPCTimeout).
+	RPCTimeout string `toml:"rpc_timeout,omitempty"`
 }
 
 // RailName is the configured rail, RailCredits when none is named.
@@ -78,7 +83,7 @@ func (s SettlementConfig) RailName() string {
 func (s SettlementConfig) validate() error {
 	switch s.Rail {
 	case "", RailCredits:
-		if s.RPC != "" || s.Escrow != "" || s.Token != "" || s.Confirmations != 0 || s.RedeemInterval != "" || s.RedeemBatch != 0 || s.ReconcileInterval != "" || s.LineChunk != "" {
+		if s.RPC != "" || s.Escrow != "" || s.Token != "" || s.Confirmations != 0 || s.RedeemInterval != "" || s.RedeemBatch != 0 || s.ReconcileInterval != "" || s.LineChunk != "" || s.RPCTimeout != "" {
 			return errors.New(`config settlement: rpc, escrow, token and the other keys belong to rail = "evm"`)
 		}
 		return nil
@@ -113,7 +118,7 @@ func (s SettlementConfig) settlerConfig() (evm.SettlerConfig, error) {
 	for _, d := range []struct {
 		key, val string
 		dst      *time.Duration
-	}{{"redeem_interval", s.RedeemInterval, &c.RedeemInterval}, {"reconcile_interval", s.ReconcileInterval, &c.ReconcileInterval}} {
+	}{{"redeem_interval", s.RedeemInterval, &c.RedeemInterval}, {"reconcile_interval", s.ReconcileInterval, &c.ReconcileInterval}, {"rpc_timeout", s.RPCTimeout, &c.HireRPCTimeout}} {
 		if d.val == "" {
 			continue
 		}
@@ -165,16 +170,31 @@ const horizonTimeout = 5 * time.Second
 // fit never quote it or allocate it money. It warns (slog, so on the
 // daemon's stderr) when the escrow's notice and [market]
 // verification_window make every lock fail, or cut the deadlines it can
-// accept. While the chain cannot be reached the horizon is unknown and the
-// listings state none (buyers then learn it from a refused lock).
-func acceptHorizon(ctx context.Context, s *evm.Settler, m MarketConfig, log *slog.Logger) []market.Option {
+// accept. While the chain cannot be reached it states the horizon from the
+// escrow's notice stored when this repo last reached the chain; a repo
+// that never did states none, says so, and reports pending: the node then
+// retries (retryAcceptHorizon) and signs its listings again once it
+// learns the notice.
+func acceptHorizon(ctx context.Context, s *evm.Settler, esc *escrow.Escrow, m MarketConfig, log *slog.Logger) (_ []market.Option, pending bool) {
 	hctx, cancel := context.WithTimeout(ctx, horizonTimeout)
 	rail, err := s.AcceptHorizon(hctx)
 	cancel()
 	if err != nil {
-		log.Warn("the escrow's notice is unknown (the chain cannot be reached): this node's listings state no accept horizon until it restarts with the chain up", "err", err)
-		return nil
+		if stored, ok := s.StoredAcceptHorizon(ctx, esc); ok {
+			log.Info("the chain cannot be reached: this node's listings state the accept horizon from the escrow's notice learned when it last reached the chain",
+				"accept_horizon", market.AcceptHorizonOf(stored), "notice", 2*stored, "err", err)
+			return []market.Option{market.AcceptHorizon(checkHorizon(stored, m, log))}, false
+		}
+		log.Warn("the escrow's notice is unknown (the chain cannot be reached and never was from this repo): this node's listings state no accept horizon, so buyers learn it from a refused lock; retrying every "+
+			horizonRetry.String()+", and the listings are signed again once it is learned", "err", err)
+		return nil, true
 	}
+	return []market.Option{market.AcceptHorizon(checkHorizon(rail, m, log))}, false
+}
+
+// checkHorizon is what a seller states on a rail whose horizon is rail,
+// with a warning when the market's terms cannot fit it.
+func checkHorizon(rail time.Duration, m MarketConfig, log *slog.Logger) time.Duration {
 	h := market.AcceptHorizonOf(rail)
 	window, maxDur := m.terms()
 	switch {
@@ -186,7 +206,57 @@ func acceptHorizon(ctx context.Context, s *evm.Settler, m MarketConfig, log *slo
 		log.Warn("the escrow's notice cuts the job deadlines this seller accepts: a hire whose deadline is over "+(h-window).String()+" will not use it",
 			"notice", 2*rail, "accept_horizon", h, "verification_window", window, "max_job_duration", maxDur)
 	}
-	return []market.Option{market.AcceptHorizon(h)}
+	return h
+}
+
+// horizonRetry is how often a seller whose chain was never reached tries
+// again to learn the escrow's notice.
+const horizonRetry = 15 * time.Second
+
+// horizonLearner retries learning the accept horizon in the background
+// until it does, then signs the market's listings with it.
+type horizonLearner struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func retryAcceptHorizon(s *evm.Settler, mk *market.Market, m MarketConfig, log *slog.Logger, every time.Duration) *horizonLearner {
+	ctx, cancel := context.WithCancel(context.Background())
+	hl := &horizonLearner{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(hl.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			hctx, hcancel := context.WithTimeout(ctx, horizonTimeout)
+			rail, err := s.AcceptHorizon(hctx)
+			hcancel()
+			if err != nil {
+				continue
+			}
+			h := checkHorizon(rail, m, log)
+			if err := mk.SetAcceptHorizon(ctx, h); err != nil {
+				log.Warn("sign the listings with the accept horizon", "err", err)
+				continue
+			}
+			log.Info("the chain is reachable: this node's listings now state its accept horizon", "accept_horizon", h, "notice", 2*rail)
+			return
+		}
+	}()
+	return hl
+}
+
+func (hl *horizonLearner) stop() {
+	if hl == nil {
+		return
+	}
+	hl.cancel()
+	<-hl.done
 }
 
 // terms are the section's verification window and maximum job duration,

@@ -113,12 +113,16 @@ type Node struct {
 	agentHTTPAddr string
 	sandbox       *lazySandbox
 	// mcp runs the MCP servers of mcp:CMD and mcp+http:URL listings.
-	mcp       *mcphandler.Runner
-	hires     *hireHub
-	guard     *diskGuard
-	gc        *valueLogGC
-	closeOnce sync.Once
-	closeErr  error
+	mcp   *mcphandler.Runner
+	hires *hireHub
+	guard *diskGuard
+	gc    *valueLogGC
+	// horizonPending: the seller's accept horizon was unknown at start
+	// (its chain never reached); horizon learns it in the background.
+	horizonPending bool
+	horizon        *horizonLearner
+	closeOnce      sync.Once
+	closeErr       error
 	// stopCh is closed when a client asked the daemon to stop (api_ops.go).
 	stopOnce, stopReqOnce sync.Once
 	stopCh                chan struct{}
@@ -249,7 +253,9 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		mopts = append(mopts, market.ListingSettlement(&market.Settlement{
 			Rail: RailEVM, Escrow: common.HexToAddress(cfg.Settlement.Escrow).Hex(), PayTo: n.Settler.Address(),
 		}))
-		mopts = append(mopts, acceptHorizon(ctx, n.Settler, cfg.Market, log)...)
+		hopts, pending := acceptHorizon(ctx, n.Settler, n.Escrow, cfg.Market, log)
+		mopts = append(mopts, hopts...)
+		n.horizonPending = pending
 	}
 	mopts = append(append(mopts, mcfg...), opts.MarketOptions...)
 	if n.Market, err = market.New(n.Host, n.DB, repo.Key, n.Routing, n.Escrow, mopts...); err != nil {
@@ -327,6 +333,9 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	if err := n.Market.Start(ctx); err != nil {
 		return err
+	}
+	if n.horizonPending {
+		n.horizon = retryAcceptHorizon(n.Settler, n.Market, n.Config.Market, n.log, horizonRetry)
 	}
 	if _, err := n.Market.Store().Get(ctx, builtin.CapCodeSandboxed); err == nil {
 		n.sandbox.warm()
@@ -406,6 +415,7 @@ func (n *Node) Close() error {
 			errs = append(errs, n.agentHTTP.Close())
 		}
 		n.hires.close()
+		n.horizon.stop()
 		if n.Market != nil {
 			errs = append(errs, n.Market.Close())
 		}

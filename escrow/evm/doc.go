@@ -132,8 +132,35 @@
 // disagreement keeps the local decision: it is logged, noted on the job
 // (escrow.Record.ChainNote) and counted (Stats.Disagreements).
 //
-// A recorded outcome (payout, cancel) and an allocation are final only
-// once WatchDepth blocks deep and still canonical: every reconcile checks
+// The contract's state alone (job() by eth_call) never settles a job:
+// a cancel or a payment is booked only with its event found in a receipt
+// of a canonical block, so an endpoint lying about one call cannot flip a
+// pending refund to paid or a release to cancelled. Deposits and
+// withdrawals the logs show are booked only when their receipt holds the
+// same event (strictly: exact topics and data); a deposit receipt that
+// credits more than was sent is refused (ErrRPCMisbehaved). The head
+// counts from the highest the endpoint reported while that block exists
+// (a head that goes back is logged and counted). An outcome the logs left
+// out, or a receipt did not confirm then, is found later: every
+// sweepEvery reconcile passes the worker reads job() of the node's
+// decided jobs (and of every job with a disagreement) and applies what a
+// receipt confirms. The tests run both nodes through a lying JSON-RPC
+// proxy (internal/lyingrpc: forged, missing and reordered logs, wrong
+// eth_call results, receipts without their logs, heads going back, huge
+// answers) in front of anvil.
+//
+// Every RPC answer is bounded (MaxRPCAnswer, RPCRequestTimeout); the
+// requests a hire waits on (reaching the chain, the buyer's line, the
+// seller's coverage check) give up after HireRPCTimeout ([settlement]
+// rpc_timeout, 5 s), so an endpoint that accepts connections and never
+// answers fails a hire with "chain unreachable: <endpoint>" (the URL
+// without its credentials) quickly.
+//
+// A recorded outcome (payout, cancel), an allocation and a deposit are
+// final only once WatchDepth blocks deep and still canonical (a deposit
+// meanwhile counts in ProvisionalDeposits; one that vanished is undone
+// in the ledger, escrow.UnbookRail, and booked again if the chain holds
+// it again): every reconcile checks
 // them again (escrow.RailWatched). One a reorg deeper than the
 // confirmation depth took away is re-sent: the reconcile cursor goes back
 // before its block, escrow.RevertRailOutcome undoes it (the job is

@@ -147,7 +147,7 @@ type verified struct {
 // a payment) or CANCELLED (for a cancel). A contradiction is a
 // *disagreement; an unreadable chain another error.
 func (r *Rail) verifyOutcome(ctx context.Context, l *Lock, ev jobEvent, tx common.Hash) (verified, error) {
-	return r.verifyOutcomeWith(ctx, nil, l, ev, tx)
+	return r.verifyOutcomeWith(ctx, &verifyCache{}, l, ev, tx)
 }
 
 // verifyCache keeps one pass's confirmed head and receipts: a redeem
@@ -162,6 +162,34 @@ func (r *Rail) verifyOutcomeWith(ctx context.Context, vc *verifyCache, l *Lock, 
 	if vc == nil {
 		vc = &verifyCache{}
 	}
+	v, err := r.receiptHolds(ctx, vc, tx, fmt.Sprintf("%s event of job %x from %s to %s", ev.Outcome, ev.JobID[:6], ev.Buyer, ev.Seller), func(lg *types.Log) bool {
+		got, err := parseJobLog(r.cfg.Escrow, lg)
+		return err == nil && got == ev
+	})
+	if err != nil {
+		return v, err
+	}
+	head := vc.head
+	j, err := r.esc.Job(&bind.CallOpts{Context: ctx, BlockHash: head.Hash()}, l.Buyer, l.Seller, l.JobID)
+	if err != nil {
+		return verified{}, classify("read the job on chain", err, r.abis...)
+	}
+	want := uint8(1)
+	if ev.Outcome == OutcomeCancelled {
+		want = 2
+	}
+	if j.State != want {
+		return verified{}, disagree("the contract shows job %x %s at block %d, the event says %s", l.JobID[:6], jobStateName(j.State), head.Number.Uint64(), ev.Outcome)
+	}
+	return v, nil
+}
+
+// receiptHolds checks that tx's receipt exists and succeeded, that its
+// block is canonical and at the confirmation depth (vc's confirmed
+// head, read if vc has none), and that one of its logs is what match
+// accepts (what names it in a disagreement). A contradiction is a
+// *disagreement; an unreadable chain another error.
+func (r *Rail) receiptHolds(ctx context.Context, vc *verifyCache, tx common.Hash, what string, match func(*types.Log) bool) (verified, error) {
 	if vc.receipts == nil {
 		vc.receipts, vc.canon = map[common.Hash]*types.Receipt{}, map[common.Hash]bool{}
 	}
@@ -207,29 +235,35 @@ func (r *Rail) verifyOutcomeWith(ctx context.Context, vc *verifyCache, l *Lock, 
 	if rc.Status != types.ReceiptStatusSuccessful {
 		return verified{}, disagree("transaction %s reverted", tx.Hex())
 	}
-	found := false
 	for _, lg := range rc.Logs {
-		got, err := parseJobLog(r.cfg.Escrow, lg)
-		if err == nil && got == ev {
-			found = true
-			break
+		if lg != nil && match(lg) {
+			return verified{Tx: tx, Block: n}, nil
 		}
 	}
-	if !found {
-		return verified{}, disagree("the receipt of %s holds no %s event of job %x from %s to %s", tx.Hex(), ev.Outcome, ev.JobID[:6], ev.Buyer, ev.Seller)
+	return verified{}, disagree("the receipt of %s holds no %s", tx.Hex(), what)
+}
+
+// lineEventMatcher accepts the escrow's log of ev (a deposit or a
+// withdrawal of ev.Buyer, from the free balance or ev.Seller's line) with
+// ev's amount.
+func (r *Rail) lineEventMatcher(ev LineEvent) func(*types.Log) bool {
+	return func(lg *types.Log) bool {
+		if lg.Address != r.cfg.Escrow || len(lg.Topics) == 0 || ev.Amount <= 0 {
+			return false
+		}
+		// Strictly: the exact topics the contract emits (addresses with
+		// zero padding; the bindings ignore the padding) and 32 data bytes.
+		buyer, seller := common.BytesToHash(ev.Buyer[:]), common.BytesToHash(ev.Seller[:])
+		switch ev.Kind {
+		case "deposited":
+			e, err := r.esc.ParseDeposited(*lg)
+			return err == nil && len(lg.Topics) == 2 && lg.Topics[0] == depositedTopic && lg.Topics[1] == buyer && len(lg.Data) == 32 && amountOf(e.Amount) == ev.Amount
+		case "withdrawn":
+			e, err := r.esc.ParseWithdrawn(*lg)
+			return err == nil && len(lg.Topics) == 3 && lg.Topics[0] == withdrawnTopic && lg.Topics[1] == buyer && lg.Topics[2] == seller && len(lg.Data) == 32 && amountOf(e.Amount) == ev.Amount
+		}
+		return false
 	}
-	j, err := r.esc.Job(&bind.CallOpts{Context: ctx, BlockHash: head.Hash()}, l.Buyer, l.Seller, l.JobID)
-	if err != nil {
-		return verified{}, classify("read the job on chain", err, r.abis...)
-	}
-	want := uint8(1)
-	if ev.Outcome == OutcomeCancelled {
-		want = 2
-	}
-	if j.State != want {
-		return verified{}, disagree("the contract shows job %x %s at block %d, the event says %s", l.JobID[:6], jobStateName(j.State), head.Number.Uint64(), ev.Outcome)
-	}
-	return verified{Tx: tx, Block: n}, nil
 }
 
 // findOutcome looks on chain for l's job: job(buyer, seller, jobId) at the

@@ -7,6 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 )
 
 var testEscrow = common.HexToAddress("0x00000000000000000000000000000000000e5c40")
@@ -127,6 +129,54 @@ func FuzzJobEventMatching(f *testing.F) {
 		}
 		if (ev.Outcome == OutcomeCancelled) != (lg.Topics[0] == cancelledTopic) {
 			t.Fatalf("outcome %s from topic %s", ev.Outcome, lg.Topics[0])
+		}
+	})
+}
+
+// FuzzReconcileLogsNoPanic: whatever logs an eth_getLogs answer holds
+// (any topics, any data: a lying endpoint's), the reconcile's parsing of
+// them and the deposit and withdrawal matching of receipts never panic,
+// and a deposit matched from a receipt names exactly the event's buyer
+// and amount.
+func FuzzReconcileLogsNoPanic(f *testing.F) {
+	buyer := common.HexToAddress("0x1000000000000000000000000000000000000001")
+	seller := common.HexToAddress("0x2000000000000000000000000000000000000002")
+	amt := make([]byte, 32)
+	big.NewInt(7).FillBytes(amt)
+	for _, topic := range []common.Hash{paidTopic, cancelledTopic, skippedTopic, depositedTopic, allocatedTopic, withdrawReqTopic, withdrawnTopic} {
+		f.Add(topic[:], common.BytesToHash(buyer[:]).Bytes(), common.BytesToHash(seller[:]).Bytes(), amt, uint8(3))
+	}
+	f.Add([]byte{}, []byte{}, []byte{}, []byte{1, 2, 3}, uint8(0))
+	esc, err := contract.NewSwarmwageEscrow(testEscrow, nil)
+	require.NoError(f, err)
+	r := &Rail{cfg: Config{Escrow: testEscrow}, esc: esc}
+	f.Fuzz(func(t *testing.T, t0, t1, t2, data []byte, ntopics uint8) {
+		lg := types.Log{Address: testEscrow, Data: data, BlockNumber: 5}
+		for i, b := range [][]byte{t0, t1, t2, t1} {
+			if i >= int(ntopics%5) {
+				break
+			}
+			if len(b) > 32 {
+				b = b[:32]
+			}
+			lg.Topics = append(lg.Topics, common.BytesToHash(b))
+		}
+		rep := &Report{Skipped: map[[32]byte]uint8{}}
+		r.applyLog(rep, map[[32]byte]int{}, lg, common.Address{})
+		for _, ev := range rep.Lines {
+			if r.lineEventMatcher(ev)(&lg) && (ev.Kind == "deposited" || ev.Kind == "withdrawn") {
+				if ev.Amount < 0 {
+					t.Fatalf("matched a %s of %d", ev.Kind, ev.Amount)
+				}
+			}
+		}
+		for _, k := range []string{"deposited", "withdrawn"} {
+			ev := LineEvent{Kind: k, Buyer: buyer, Seller: seller, Amount: 7}
+			if r.lineEventMatcher(ev)(&lg) {
+				if len(lg.Topics) < 2 || lg.Topics[1] != common.BytesToHash(buyer[:]) || len(lg.Data) != 32 || new(big.Int).SetBytes(lg.Data).Int64() != 7 {
+					t.Fatalf("a %s of another buyer matched: %v", k, lg.Topics)
+				}
+			}
 		}
 	})
 }

@@ -261,8 +261,8 @@ func (r *Rail) WithdrawFree(ctx context.Context, amount int64) (*TxResult, error
 func (r *Rail) withdrawnIn(rc *types.Receipt) int64 {
 	var n int64
 	for _, l := range rc.Logs {
-		if w, err := r.esc.ParseWithdrawn(*l); err == nil && l.Address == r.cfg.Escrow {
-			n += w.Amount.Int64()
+		if w, err := r.esc.ParseWithdrawn(*l); err == nil && l.Address == r.cfg.Escrow && len(l.Topics) > 0 && l.Topics[0] == withdrawnTopic && amountOf(w.Amount) > 0 {
+			n += amountOf(w.Amount)
 		}
 	}
 	return n
@@ -429,10 +429,12 @@ func (r *Rail) Redeem(ctx context.Context, vs []Voucher) (*Redeemed, error) {
 		if l.Address != r.cfg.Escrow || len(l.Topics) == 0 {
 			continue
 		}
-		if p, err := r.esc.ParsePaid(*l); err == nil && l.Topics[0] == paidTopic {
-			out.Paid[p.JobId] += p.Amount.Int64()
-			out.Total += p.Amount.Int64()
+		if l.Topics[0] == paidTopic {
+			// Strictly (parseJobLog): a receipt's malformed Paid log
+			// counts for nothing rather than crash or pay a made-up sum.
 			if ev, err := parseJobLog(r.cfg.Escrow, l); err == nil {
+				out.Paid[ev.JobID] += ev.Amount
+				out.Total += ev.Amount
 				out.events = append(out.events, ev)
 			}
 		} else if s, err := r.esc.ParseSkipped(*l); err == nil && l.Topics[0] == skippedTopic {

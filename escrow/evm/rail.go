@@ -67,6 +67,44 @@ type Rail struct {
 	log    *slog.Logger
 
 	sendMu sync.Mutex
+
+	headMu  sync.Mutex
+	maxHead uint64 // the highest head the endpoint reported
+	// onMisbehave, when set (by the Settler, before the rail is used),
+	// hears of every answer the rail found contradicting an earlier one.
+	onMisbehave func(what string)
+}
+
+// blockNumber is the endpoint's head. A head lower than one it reported
+// before is a reorg that shortened the chain, or an endpoint that lies
+// (issue 30: blocks going backwards): it is logged and counted, and the
+// rail goes on with the lower head, which only makes it read older,
+// confirmed state; money is never moved on a block it did not see
+// confirmed and canonical.
+func (r *Rail) blockNumber(ctx context.Context) (uint64, error) {
+	n, err := r.eth.BlockNumber(ctx)
+	if err != nil {
+		return 0, err
+	}
+	r.headMu.Lock()
+	prev := r.maxHead
+	if n > prev {
+		r.maxHead = n
+	}
+	r.headMu.Unlock()
+	if n < prev {
+		r.misbehaved(fmt.Sprintf("%s reports head %d after it reported %d: a reorg, or an endpoint that lies", redactURL(r.cfg.RPC), n, prev))
+	}
+	return n, nil
+}
+
+// misbehaved logs an answer of the endpoint that contradicts an earlier
+// one and tells the Settler (Stats.Disagreements).
+func (r *Rail) misbehaved(what string) {
+	r.log.Warn("RPC answer disagrees with an earlier one: "+what, "rpc", redactURL(r.cfg.RPC))
+	if r.onMisbehave != nil {
+		r.onMisbehave(what)
+	}
 }
 
 // Open dials cfg.RPC and checks that it serves a chain on which cfg.Escrow is
@@ -90,7 +128,7 @@ func Open(ctx context.Context, cfg Config, key *Key) (*Rail, error) {
 	}
 	eth, err := dialRPC(ctx, cfg.RPC)
 	if err != nil {
-		return nil, classify("dial "+cfg.RPC, err)
+		return nil, classify("dial "+redactURL(cfg.RPC), err)
 	}
 	r, err := newRail(ctx, cfg, key, eth)
 	if err != nil {
@@ -103,7 +141,7 @@ func Open(ctx context.Context, cfg Config, key *Key) (*Rail, error) {
 func newRail(ctx context.Context, cfg Config, key *Key, eth *ethclient.Client) (*Rail, error) {
 	chainID, err := eth.ChainID(ctx)
 	if err != nil {
-		return nil, classify("chain ID of "+cfg.RPC, err)
+		return nil, classify("chain ID of "+redactURL(cfg.RPC), err)
 	}
 	code, err := eth.CodeAt(ctx, cfg.Escrow, nil)
 	if err != nil {
@@ -320,7 +358,7 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 // confirmed reports whether rc's block has the confirmation depth, and
 // returns ErrReorg if the canonical block at its height is another.
 func (r *Rail) confirmed(ctx context.Context, rc *types.Receipt) (bool, error) {
-	head, err := r.eth.BlockNumber(ctx)
+	head, err := r.blockNumber(ctx)
 	if err != nil {
 		return false, classify("block number", err)
 	}
@@ -338,19 +376,43 @@ func (r *Rail) confirmed(ctx context.Context, rc *types.Receipt) (bool, error) {
 	return true, nil
 }
 
-// confirmedHead is the newest block with the confirmation depth.
+// confirmedHead is the newest block with the confirmation depth. The head
+// it counts from is the highest the endpoint reported, not a lower one it
+// reports now (blockNumber), as long as the endpoint still has that
+// block: a head that goes back and forth does not make the rail read
+// older state, nor doubt a block it saw confirmed. If the block is gone
+// (a reorg shortened the chain) the rail counts from the head reported
+// now.
 func (r *Rail) confirmedHead(ctx context.Context) (*types.Header, error) {
-	head, err := r.eth.BlockNumber(ctx)
+	reported, err := r.blockNumber(ctx)
 	if err != nil {
 		return nil, classify("block number", err)
 	}
+	r.headMu.Lock()
+	head := max(reported, r.maxHead)
+	r.headMu.Unlock()
+	h, n, err := r.confirmedAt(ctx, head)
+	if err != nil && head > reported && errors.Is(err, ethereum.NotFound) {
+		r.headMu.Lock()
+		r.maxHead = reported
+		r.headMu.Unlock()
+		h, n, err = r.confirmedAt(ctx, reported)
+	}
+	if err != nil {
+		return nil, classify(fmt.Sprintf("header %d", n), err)
+	}
+	if h.Number == nil || h.Number.Uint64() != n {
+		return nil, fmt.Errorf("%w: %s answered block %v when asked for block %d", ErrRPCMisbehaved, redactURL(r.cfg.RPC), h.Number, n)
+	}
+	return h, nil
+}
+
+// confirmedAt reads the header confirmed when head is the chain's head.
+func (r *Rail) confirmedAt(ctx context.Context, head uint64) (*types.Header, uint64, error) {
 	n := uint64(0)
 	if head+1 >= r.cfg.Confirmations {
 		n = head + 1 - r.cfg.Confirmations
 	}
 	h, err := r.eth.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
-	if err != nil {
-		return nil, classify(fmt.Sprintf("header %d", n), err)
-	}
-	return h, nil
+	return h, n, err
 }

@@ -185,8 +185,11 @@ func involves(party, buyer, seller common.Address) bool {
 	return party == (common.Address{}) || party == buyer || party == seller
 }
 
+// amountOf is n in the rail's range; -1 for one outside it, or none: a
+// log whose data is shorter than its event's is unpacked by the bindings
+// without an error and without the amount (a lying endpoint's log).
 func amountOf(n *big.Int) int64 {
-	if n.IsInt64() {
+	if n != nil && n.IsInt64() {
 		return n.Int64()
 	}
 	return -1 // outside the rail's range: callers treat negative as invalid

@@ -21,6 +21,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
+	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
 )
 
 // reorgNet is a buyer and a seller with fresh keys on one anvil; the
@@ -511,4 +512,100 @@ func TestSettlerReorgsDuringHiresConverge(t *testing.T) {
 	t.Logf("reorgs during hires: runs %d, faults injected %d (reorgs), re-sent %d (buyer) + %d (seller), divergences %d, wrong payments %d",
 		len(jobs), faults, buyer.s.Stats().Vanished, seller.s.Stats().Vanished, div, wrong)
 	require.Zero(t, wrong)
+}
+
+// TestSettlerDepositVanishedInAReorgIsUndone: issue 22. A deposit the
+// ledger booked, then taken away by a reorg deeper than the confirmation
+// depth, stayed booked: money to lock that the escrow never held. It is
+// watched (provisional) until WatchDepth deep; vanished, it is undone in
+// the ledger with a reversing entry, the invariant holds, and a deposit
+// made again is booked and becomes final.
+func TestSettlerDepositVanishedInAReorgIsUndone(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	ctx := t.Context()
+	k, err := GenerateKey()
+	require.NoError(t, err)
+	n.fundGas(t, k.Address())
+	n.mint(t, k.Address(), 10_000_000)
+	buyer := newRailNode(t, n, k, n.a.URL, SettlerConfig{WatchDepth: 8})
+	snap := n.snapshot(t)
+	got, tx, err := buyer.s.Deposit(ctx, 4_000_000)
+	require.NoError(t, err)
+	require.Equal(t, int64(4_000_000), got)
+	require.Equal(t, escrow.Balance{Available: 4_000_000, Deposited: 4_000_000}, buyer.balance(t))
+	prov, err := buyer.s.ProvisionalDeposits(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(4_000_000), prov, "provisional until deep")
+
+	n.reorg(t, snap)
+	require.Zero(t, n.tokenOf(t, n.dep.Escrow), "the deposit is gone from the chain")
+	require.Eventually(t, func() bool { return buyer.balance(t) == escrow.Balance{} }, 20*time.Second, 50*time.Millisecond,
+		"undone in the ledger: %+v", buyer.balance(t))
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
+	require.Positive(t, buyer.s.Stats().Vanished)
+	prov, err = buyer.s.ProvisionalDeposits(ctx)
+	require.NoError(t, err)
+	require.Zero(t, prov)
+
+	// Deposited again (the tokens never left the address): booked once,
+	// final once WatchDepth blocks deep.
+	require.Equal(t, int64(10_000_000), n.tokenOf(t, k.Address()))
+	got, tx2, err := buyer.s.Deposit(ctx, 3_000_000)
+	require.NoError(t, err)
+	require.NotEqual(t, tx, tx2)
+	require.Equal(t, int64(3_000_000), got)
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", 10))
+	require.Eventually(t, func() bool {
+		prov, err := buyer.s.ProvisionalDeposits(ctx)
+		return err == nil && prov == 0
+	}, 20*time.Second, 50*time.Millisecond, "final")
+	require.Equal(t, escrow.Balance{Available: 3_000_000, Deposited: 3_000_000}, buyer.balance(t))
+	require.NoError(t, buyer.esc.CheckInvariant(ctx))
+	tokensConservedOf(t, n, 10_000_000, k.Address())
+}
+
+// tokensConservedOf checks that the tokens minted to addrs are all in
+// their addresses or the escrow.
+func tokensConservedOf(t *testing.T, n *anvilNet, minted int64, addrs ...common.Address) {
+	t.Helper()
+	total := n.tokenOf(t, n.dep.Escrow)
+	for _, a := range addrs {
+		total += n.tokenOf(t, a)
+	}
+	require.Equal(t, minted, total)
+}
+
+// TestSettlerRemembersTheNoticeForAStartWithTheChainDown: issue 22. A
+// seller started while its chain was down stated no accept horizon. The
+// escrow's notice is stored when the chain is reached, so a later start
+// with the chain down still knows the horizon; a repo that never reached
+// the chain knows none.
+func TestSettlerRemembersTheNoticeForAStartWithTheChainDown(t *testing.T) {
+	n := newAnvilNet(t, 2*time.Hour, 1)
+	ctx := t.Context()
+	p := evmtest.StartProxy(t, n.a.URL)
+	k, err := GenerateKey()
+	require.NoError(t, err)
+	rn := newRailNode(t, n, k, p.URL, SettlerConfig{})
+	_, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+	if !ok {
+		_, err := rn.s.Chain(ctx)
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool {
+		h, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+		return ok && h == time.Hour
+	}, 10*time.Second, 20*time.Millisecond)
+
+	p.Down()
+	rn.restart(t, SettlerConfig{}, nil)
+	_, err = rn.s.AcceptHorizon(ctx)
+	require.ErrorIs(t, err, escrow.ErrRailUnavailable)
+	h, ok := rn.s.StoredAcceptHorizon(ctx, rn.esc)
+	require.True(t, ok)
+	require.Equal(t, time.Hour, h, "half the notice, as when the chain is up")
+
+	never := newRailNode(t, n, k, "http://127.0.0.1:1", SettlerConfig{})
+	_, ok = never.s.StoredAcceptHorizon(ctx, never.esc)
+	require.False(t, ok)
 }

@@ -95,22 +95,67 @@ type boundedTransport struct {
 }
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	cancel := context.CancelFunc(func() {})
+	if d, ok := req.Context().Value(rpcTimeoutKey{}).(time.Duration); ok && d > 0 {
+		var ctx context.Context
+		ctx, cancel = context.WithTimeout(req.Context(), d)
+		req = req.WithContext(ctx)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
+		cancel()
+		if req.Context().Err() != nil {
+			// No answer in time: an endpoint that hangs is one that is down.
+			return nil, &noAnswerError{endpoint: t.endpoint, err: err}
+		}
 		return nil, err
 	}
 	if resp.ContentLength > t.max {
 		resp.Body.Close()
+		cancel()
 		return nil, fmt.Errorf("%w: %s answered %d bytes, more than the %d allowed", ErrRPCMisbehaved, t.endpoint, resp.ContentLength, t.max)
 	}
-	resp.Body = &boundedBody{rc: resp.Body, left: t.max, t: t}
+	resp.Body = &boundedBody{rc: resp.Body, left: t.max, t: t, cancel: cancel}
 	return resp, nil
 }
 
+// noAnswerError: the endpoint did not answer a request in time. It is
+// ErrChainDown (errors.Is) and unwraps to the transport's error.
+type noAnswerError struct {
+	endpoint string
+	err      error
+}
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("%v: %s: no answer in time (%v)", ErrChainDown, e.endpoint, e.err)
+}
+func (e *noAnswerError) Is(target error) bool { return target == ErrChainDown }
+func (e *noAnswerError) Unwrap() error        { return e.err }
+
+// rpcTimeoutKey carries a per-request deadline shorter than the client's
+// (withRPCTimeout) to boundedTransport.
+type rpcTimeoutKey struct{}
+
+// withRPCTimeout makes every request made with ctx give up after d (0:
+// the client's own RPCRequestTimeout): the calls a hire waits on use a
+// few seconds, so an endpoint that accepts connections and never answers
+// fails the hire quickly with ErrChainDown instead of holding it for the
+// client's 30 s, request after request.
+func withRPCTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	if cur, ok := ctx.Value(rpcTimeoutKey{}).(time.Duration); ok && cur > 0 && cur <= d {
+		return ctx
+	}
+	return context.WithValue(ctx, rpcTimeoutKey{}, d)
+}
+
 type boundedBody struct {
-	rc   io.ReadCloser
-	left int64
-	t    *boundedTransport
+	rc     io.ReadCloser
+	left   int64
+	t      *boundedTransport
+	cancel context.CancelFunc
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -132,4 +177,8 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 
 // Close closes the body without draining it: go-ethereum drains a body
 // before closing it, and a hostile one never ends.
-func (b *boundedBody) Close() error { return b.rc.Close() }
+func (b *boundedBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}

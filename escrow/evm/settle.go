@@ -54,6 +54,12 @@ const (
 	dialTimeout = 10 * time.Second
 	// maxCancelBatch bounds the jobs of one cancel transaction.
 	maxCancelBatch = 100
+	// DefaultHireRPCTimeout bounds each RPC request a hire waits on (the
+	// buyer's PrepareLock, the seller's CheckLock, reaching the chain): a
+	// few seconds, so a hire against an endpoint that accepts connections
+	// and never answers fails with "chain unreachable" quickly. The
+	// background work (reconcile, redeem) keeps RPCRequestTimeout.
+	DefaultHireRPCTimeout = 5 * time.Second
 )
 
 // SettlerConfig configures a Settler.
@@ -74,6 +80,9 @@ type SettlerConfig struct {
 	// outcome or allocation is checked for a reorg; 0 means
 	// DefaultWatchDepth.
 	WatchDepth uint64
+	// HireRPCTimeout bounds each RPC request a hire waits on; 0 means
+	// DefaultHireRPCTimeout.
+	HireRPCTimeout time.Duration
 }
 
 // Settler is the evm rail of one node as its escrow sees it: it implements
@@ -180,6 +189,9 @@ func NewSettler(cfg SettlerConfig, key *Key) (*Settler, error) {
 	if cfg.WatchDepth == 0 {
 		cfg.WatchDepth = DefaultWatchDepth
 	}
+	if cfg.HireRPCTimeout <= 0 {
+		cfg.HireRPCTimeout = DefaultHireRPCTimeout
+	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
 	}
@@ -222,6 +234,12 @@ func (s *Settler) Start(esc *escrow.Escrow) error {
 		return errors.New("evm: settler already started")
 	}
 	s.started, s.esc = true, esc
+	s.railMu.Lock()
+	reached := s.rail
+	s.railMu.Unlock()
+	if reached != nil { // reached before the escrow was attached
+		s.storeDomain(s.ctx, esc, reached)
+	}
 	var d storedDomain
 	if ok, err := esc.RailState(s.ctx, s.stateName("domain"), &d); err == nil && ok && d.ChainID > 0 {
 		s.railMu.Lock()
@@ -270,6 +288,34 @@ func (s *Settler) stateName(what string) string {
 
 type storedDomain struct {
 	ChainID int64 `json:"chain_id"`
+	// NoticeS is the escrow's withdrawal notice in seconds (immutable in
+	// the contract), so a seller started while the chain is down still
+	// knows its accept horizon.
+	NoticeS int64 `json:"notice_s,omitempty"`
+}
+
+// storeDomain remembers the reached chain's ID and the escrow's notice in
+// the escrow's rail state.
+func (s *Settler) storeDomain(ctx context.Context, esc *escrow.Escrow, r *Rail) {
+	d := r.Domain()
+	if esc == nil || !d.ChainID.IsInt64() {
+		return
+	}
+	if err := esc.SetRailState(ctx, s.stateName("domain"), storedDomain{ChainID: d.ChainID.Int64(), NoticeS: int64(r.Notice() / time.Second)}); err != nil {
+		s.log.Warn("store the chain ID and the escrow's notice", "err", err)
+	}
+}
+
+// StoredAcceptHorizon is the accept horizon (Rail.AcceptHorizon: half the
+// escrow's notice) from the notice esc stored when this node last reached
+// the chain; false if it never did. For a seller that starts while the
+// chain is down.
+func (s *Settler) StoredAcceptHorizon(ctx context.Context, esc *escrow.Escrow) (time.Duration, bool) {
+	var d storedDomain
+	if ok, err := esc.RailState(ctx, s.stateName("domain"), &d); err != nil || !ok || d.NoticeS <= 0 {
+		return 0, false
+	}
+	return time.Duration(d.NoticeS) * time.Second / 2, true
 }
 
 // Chain returns the connected rail, dialing it if needed (at most every
@@ -285,29 +331,53 @@ func (s *Settler) Chain(ctx context.Context) (*Rail, error) {
 	if s.dialErr != nil && time.Since(s.dialAt) < dialBackoff {
 		return nil, s.dialErr
 	}
-	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	// Reaching the chain is four small reads: each gets the short
+	// timeout of a hire's requests, whoever asks (a hire waits on the
+	// worker's dial under railMu).
+	dctx, cancel := context.WithTimeout(withRPCTimeout(ctx, s.cfg.HireRPCTimeout), dialTimeout)
 	defer cancel()
 	r, err := Open(dctx, s.cfg.Config, s.key)
 	s.dialAt = time.Now()
 	if err != nil {
-		s.dialErr = railErr(fmt.Errorf("reach the chain at %s: %w", s.cfg.RPC, err))
+		if errors.Is(err, ErrChainDown) {
+			// The message a user reads first: which endpoint is down.
+			err = fmt.Errorf("%w: %s (%v)", ErrChainDown, redactURL(s.cfg.RPC), innermost(err))
+		}
+		s.dialErr = railErr(fmt.Errorf("reach the chain: %w", err))
 		return nil, s.dialErr
 	}
 	if s.domain != nil && s.domain.ChainID.Cmp(r.Domain().ChainID) != 0 {
 		r.Close()
-		s.dialErr = fmt.Errorf("%w: %s now serves chain %s; this node's jobs are on chain %s", ErrWrongChain, s.cfg.RPC, r.Domain().ChainID, s.domain.ChainID)
+		s.dialErr = fmt.Errorf("%w: %s now serves chain %s; this node's jobs are on chain %s", ErrWrongChain, redactURL(s.cfg.RPC), r.Domain().ChainID, s.domain.ChainID)
 		return nil, s.dialErr
 	}
+	r.onMisbehave = func(string) { s.countDisagreement() }
 	s.rail, s.dialErr = r, nil
 	d := r.Domain()
 	s.domain = &d
-	if esc := s.escrow(); esc != nil && d.ChainID.IsInt64() {
-		if err := esc.SetRailState(ctx, s.stateName("domain"), storedDomain{ChainID: d.ChainID.Int64()}); err != nil {
-			s.log.Warn("store the chain ID", "err", err)
-		}
-	}
-	s.log.Info("chain reached", "rpc", s.cfg.RPC, "chain_id", d.ChainID, "notice", r.Notice(), "confirmations", r.Confirmations())
+	s.storeDomain(ctx, s.escrow(), r)
+	s.log.Info("chain reached", "rpc", redactURL(s.cfg.RPC), "chain_id", d.ChainID, "notice", r.Notice(), "confirmations", r.Confirmations())
 	return r, nil
+}
+
+// innermost is the error at the end of err's chain: "connection
+// refused", "context deadline exceeded".
+func innermost(err error) error {
+	for {
+		var next error
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if es := u.Unwrap(); len(es) > 0 {
+				next = es[len(es)-1]
+			}
+		}
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // knownDomain is the EIP-712 domain, if the chain was ever reached.
@@ -315,7 +385,7 @@ func (s *Settler) knownDomain() (Domain, error) {
 	s.railMu.Lock()
 	defer s.railMu.Unlock()
 	if s.domain == nil {
-		return Domain{}, fmt.Errorf("%w: the chain at %s was never reached, so its chain ID is unknown", escrow.ErrRailUnavailable, s.cfg.RPC)
+		return Domain{}, fmt.Errorf("%w: the chain at %s was never reached, so its chain ID is unknown", escrow.ErrRailUnavailable, redactURL(s.cfg.RPC))
 	}
 	return *s.domain, nil
 }
@@ -382,6 +452,7 @@ func (s *Settler) sellerLock(seller common.Address) *sync.Mutex {
 // coverLine), and signs the lock voucher. The line is read at the confirmation depth; a
 // reading is reused while the confirmed head has not moved.
 func (s *Settler) PrepareLock(ctx context.Context, t escrow.LockTerms, open int64) (json.RawMessage, error) {
+	ctx = withRPCTimeout(ctx, s.cfg.HireRPCTimeout)
 	r, err := s.Chain(ctx)
 	if err != nil {
 		return nil, err
@@ -554,6 +625,7 @@ func (s *Settler) CheckLock(ctx context.Context, t escrow.LockTerms, proof json.
 	if err != nil {
 		return err
 	}
+	ctx = withRPCTimeout(ctx, s.cfg.HireRPCTimeout)
 	r, err := s.Chain(ctx)
 	if err != nil {
 		return err
@@ -783,7 +855,10 @@ type Stats struct {
 	ReleaseToPaid []time.Duration
 	// Disagreements counts chain answers the node did not act on: job
 	// events that did not match their lock or that the chain did not
-	// confirm (each noted on its job).
+	// confirm (each noted on its job), deposits and withdrawals whose
+	// receipt does not hold them, heads lower than one the endpoint
+	// reported before, and outcomes the reconcile's eth_getLogs left out
+	// (found later on chain).
 	Disagreements int
 	// Vanished counts recorded chain outcomes (payouts, cancels) and
 	// allocations that a reorg took away, each re-sent.
@@ -816,6 +891,12 @@ func (s *Settler) countTx(kind string, res *TxResult) {
 		s.stats.Fee.Add(s.stats.Fee, res.Fee)
 	}
 	s.stats.ByKind[kind]++
+}
+
+func (s *Settler) countDisagreement() {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	s.stats.Disagreements++
 }
 
 // paidNotBooked is what one redeem paid out of a buyer's line, from its

@@ -65,14 +65,21 @@ func (s *Settler) Deposit(ctx context.Context, amount int64) (int64, common.Hash
 	}
 	var got int64
 	for _, l := range rc.Logs {
-		if e, err := r.esc.ParseDeposited(*l); err == nil && l.Address == s.cfg.Escrow && len(l.Topics) > 0 && l.Topics[0] == depositedTopic {
+		if e, err := r.esc.ParseDeposited(*l); err == nil && l.Address == s.cfg.Escrow && len(l.Topics) > 0 && l.Topics[0] == depositedTopic && e.Buyer == r.Address() {
 			got += amountOf(e.Amount)
 		}
 	}
 	if got <= 0 {
 		return 0, res.Hash, fmt.Errorf("deposit %s: the escrow credited nothing (transaction %s)", escrow.FormatAmount(amount), res.Hash.Hex())
 	}
-	s.book(ctx, escrow.RailDeposit, s.ref(res.Hash.Hex(), "deposit", common.Address{}), got, "evm deposit "+res.Hash.Hex())
+	if got > amount {
+		// The escrow credits at most what it was sent: a receipt saying
+		// more is the endpoint's invention. Nothing is booked from it;
+		// the reconcile books the deposit its events and receipt confirm.
+		return 0, res.Hash, fmt.Errorf("deposit %s: %w: %s's receipt of %s says the escrow credited %s", escrow.FormatAmount(amount), ErrRPCMisbehaved,
+			redactURL(s.cfg.RPC), res.Hash.Hex(), escrow.FormatAmount(got))
+	}
+	s.bookDeposit(ctx, res.Hash, res.Block, got)
 	return got, res.Hash, nil
 }
 

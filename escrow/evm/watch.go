@@ -114,6 +114,9 @@ func (s *Settler) watch(ctx context.Context, r *Rail) error {
 	if err := w.allocations(ctx); err != nil {
 		return err
 	}
+	if err := w.deposits(ctx); err != nil {
+		return err
+	}
 	if w.reorged {
 		// A reorg took something of this node's: every line it funds
 		// must still cover its open locks there.
@@ -437,6 +440,103 @@ func (w *watchPass) vanishedAllocations(ctx context.Context) ([]allocWatch, erro
 	return vanished, s.escrow().SetRailState(ctx, s.stateName("allocs"), keep)
 }
 
+// ---- deposits ---------------------------------------------------------------
+
+// depositWatch is one deposit of this node's, booked in the ledger (or
+// about to be) and checked until WatchDepth deep.
+type depositWatch struct {
+	Tx     common.Hash `json:"tx"`
+	Block  uint64      `json:"block"`
+	Ref    string      `json:"ref"`
+	Amount int64       `json:"amount"`
+}
+
+// watchDeposit adds d to the watched deposits (once per transaction).
+func (s *Settler) watchDeposit(ctx context.Context, d depositWatch) error {
+	s.depMu.Lock()
+	defer s.depMu.Unlock()
+	var list []depositWatch
+	if _, err := s.escrow().RailState(ctx, s.stateName("deposits"), &list); err != nil {
+		return err
+	}
+	for _, x := range list {
+		if x.Ref == d.Ref {
+			return nil
+		}
+	}
+	return s.escrow().SetRailState(ctx, s.stateName("deposits"), append(list, d))
+}
+
+// ProvisionalDeposits is what the node's deposits not yet WatchDepth deep
+// add up to: booked, but a reorg could still take them away (and the
+// ledger would then undo them).
+func (s *Settler) ProvisionalDeposits(ctx context.Context) (int64, error) {
+	s.depMu.Lock()
+	defer s.depMu.Unlock()
+	var list []depositWatch
+	if _, err := s.escrow().RailState(ctx, s.stateName("deposits"), &list); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, d := range list {
+		n += d.Amount
+	}
+	return n, nil
+}
+
+// deposits checks the watched deposits: a final one leaves the list, one
+// that vanished is undone in the ledger (escrow.UnbookRail) after the
+// reconcile cursor went back before its block, so that the deposit is
+// booked again if the canonical chain holds it again. A vanished deposit
+// the node has spent since (locked in jobs) cannot be undone yet: it
+// stays watched, and is undone once the money is available again.
+func (w *watchPass) deposits(ctx context.Context) error {
+	s := w.s
+	s.depMu.Lock()
+	defer s.depMu.Unlock()
+	var list []depositWatch
+	if _, err := s.escrow().RailState(ctx, s.stateName("deposits"), &list); err != nil || len(list) == 0 {
+		return err
+	}
+	keep := list[:0:0]
+	for _, d := range list {
+		st, err := w.tx(ctx, d.Tx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case st.state == txShallow, st.state == txCanonical && !w.deep(st.block):
+			keep = append(keep, d)
+			continue
+		case st.state == txCanonical: // final
+			continue
+		}
+		if err := s.rewindCursor(ctx, d.Block); err != nil {
+			return err
+		}
+		undone, err := s.escrow().UnbookRail(ctx, d.Ref, d.Amount, fmt.Sprintf("evm deposit %s vanished in a reorg (block %d): undone; booked again if the chain holds it again", d.Tx.Hex(), d.Block))
+		if errors.Is(err, escrow.ErrInsufficientFunds) {
+			s.log.Error("a deposit vanished in a reorg and was spent since: undone once its money is available", "tx", d.Tx.Hex(), "amount", d.Amount, "err", err)
+			keep = append(keep, d)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		w.reorged = true
+		if undone {
+			s.statsMu.Lock()
+			s.stats.Vanished++
+			s.statsMu.Unlock()
+			s.log.Warn("a deposit vanished in a reorg: undone in the ledger", "tx", d.Tx.Hex(), "block", d.Block, "amount", d.Amount)
+		}
+	}
+	if len(keep) == len(list) {
+		return nil
+	}
+	return s.escrow().SetRailState(ctx, s.stateName("deposits"), keep)
+}
+
 // reallocate makes the node's line to seller cover the open locks with it
 // again (nil result: it does already).
 func (s *Settler) reallocate(ctx context.Context, r *Rail, seller common.Address) (*TxResult, error) {
@@ -462,6 +562,8 @@ type watchState struct {
 	watchMu   sync.Mutex
 	watchSeen map[string]uint64 // outcome without a transaction -> the head it was first seen holding at
 	allocMu   sync.Mutex        // the watched allocations' read-modify-write
+	depMu     sync.Mutex        // the watched deposits' read-modify-write
+	recheckMu sync.Mutex        // the jobs to read again after a disagreement
 	// hook, in tests, stops the work at a named step as a crash would.
 	hook func(point string) bool
 }

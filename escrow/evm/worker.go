@@ -42,6 +42,7 @@ func (s *Settler) run() {
 	tick := time.NewTicker(min(tickEvery, s.cfg.ReconcileInterval, max(s.cfg.RedeemInterval/4, 50*time.Millisecond)))
 	defer tick.Stop()
 	var lastReconcile time.Time
+	passes := 0
 	for {
 		force := false
 		select {
@@ -67,6 +68,10 @@ func (s *Settler) run() {
 					if err := s.watch(s.ctx, r); err != nil && !errors.Is(err, errStopped) {
 						s.trouble("check recorded chain outcomes for reorgs", err)
 					}
+					if passes%sweepEvery == 0 {
+						s.sweep(s.ctx, r)
+					}
+					passes++
 				}
 				lastReconcile = time.Now()
 			}
@@ -211,15 +216,43 @@ func (s *Settler) applyReport(ctx context.Context, r *Rail, rep *Report) error {
 			continue
 		}
 		switch ev.Kind {
-		case "deposited":
-			s.book(ctx, escrow.RailDeposit, s.ref(ev.Tx.Hex(), "deposit", common.Address{}), ev.Amount, "evm deposit "+ev.Tx.Hex())
-		case "withdrawn":
-			s.book(ctx, escrow.RailWithdrawal, s.ref(ev.Tx.Hex(), "withdraw", ev.Seller), ev.Amount, "evm withdrawal "+ev.Tx.Hex())
+		case "deposited", "withdrawn":
+			// Money in the ledger only for a log its receipt confirms:
+			// a forged Deposited log would credit money the escrow never
+			// held.
+			v, err := r.receiptHolds(ctx, vc, ev.Tx, fmt.Sprintf("%s event of %s for %s", ev.Kind, escrow.FormatAmount(ev.Amount), ev.Buyer), r.lineEventMatcher(ev))
+			if isDisagreement(err) {
+				s.log.Warn("chain event not acted on: the chain does not confirm it", "kind", ev.Kind, "tx", ev.Tx.Hex(), "amount", ev.Amount, "err", err)
+				s.countDisagreement()
+				continue
+			}
+			if err != nil {
+				trouble = fmt.Errorf("verify the %s in %s: %w", ev.Kind, ev.Tx.Hex(), err)
+				continue
+			}
+			if ev.Kind == "deposited" {
+				s.bookDeposit(ctx, v.Tx, v.Block, ev.Amount)
+			} else {
+				s.book(ctx, escrow.RailWithdrawal, s.ref(ev.Tx.Hex(), "withdraw", ev.Seller), ev.Amount, "evm withdrawal "+ev.Tx.Hex())
+			}
 		case "allocated":
 			s.addLineSeller(ctx, ev.Seller)
 		}
 	}
 	return trouble
+}
+
+// bookDeposit books a deposit of this node's, watched for a reorg until
+// WatchDepth deep (watch.go): the watch entry is stored first, so a crash
+// between the two leaves a watched deposit that was never booked
+// (harmless), never a booked one that is not watched.
+func (s *Settler) bookDeposit(ctx context.Context, tx common.Hash, block uint64, amount int64) {
+	ref := s.ref(tx.Hex(), "deposit", common.Address{})
+	if err := s.watchDeposit(ctx, depositWatch{Tx: tx, Block: block, Ref: ref, Amount: amount}); err != nil {
+		s.log.Error("watch a chain deposit; not booked yet (the next reconcile tries again)", "tx", tx.Hex(), "err", err)
+		return
+	}
+	s.book(ctx, escrow.RailDeposit, ref, amount, "evm deposit "+tx.Hex())
 }
 
 // applyEvent applies one job event of the log to rec, only if it matches
@@ -260,9 +293,71 @@ func (s *Settler) disagreed(ctx context.Context, rec escrow.Record, note string)
 	if err := s.escrow().NoteRail(ctx, rec.Role, rec.JobID, note); err != nil {
 		s.log.Warn("note a chain disagreement on the job", "job", rec.JobID, "err", err)
 	}
-	s.statsMu.Lock()
-	s.stats.Disagreements++
-	s.statsMu.Unlock()
+	s.countDisagreement()
+	s.recheck(ctx, rec)
+}
+
+// maxRecheck bounds the jobs kept for the sweep to read again after a
+// disagreement (the oldest leave first).
+const maxRecheck = 1000
+
+type recheckEntry struct {
+	Role  escrow.Role `json:"role"`
+	JobID string      `json:"job"`
+}
+
+// recheck remembers a job whose chain answer the node did not act on, so
+// the sweep reads it on chain again until the node records an outcome:
+// also the jobs no longer in the rail's open index (a seller's refunded
+// job, whose cancel it records for the ledgers to agree).
+func (s *Settler) recheck(ctx context.Context, rec escrow.Record) {
+	s.recheckMu.Lock()
+	defer s.recheckMu.Unlock()
+	var list []recheckEntry
+	if _, err := s.escrow().RailState(ctx, s.stateName("recheck"), &list); err != nil {
+		return
+	}
+	e := recheckEntry{Role: rec.Role, JobID: rec.JobID}
+	for _, x := range list {
+		if x == e {
+			return
+		}
+	}
+	list = append(list, e)
+	if len(list) > maxRecheck {
+		list = list[len(list)-maxRecheck:]
+	}
+	if err := s.escrow().SetRailState(ctx, s.stateName("recheck"), list); err != nil {
+		s.log.Warn("remember a job to read on chain again", "job", rec.JobID, "err", err)
+	}
+}
+
+// rechecked are the jobs to read again, as records, dropping from the
+// list those with an outcome now (or gone).
+func (s *Settler) rechecked(ctx context.Context) []escrow.Record {
+	s.recheckMu.Lock()
+	defer s.recheckMu.Unlock()
+	esc := s.escrow()
+	var list []recheckEntry
+	if _, err := esc.RailState(ctx, s.stateName("recheck"), &list); err != nil || len(list) == 0 {
+		return nil
+	}
+	var keep []recheckEntry
+	var out []escrow.Record
+	for _, e := range list {
+		rec, err := esc.GetRole(ctx, e.JobID, e.Role)
+		if err != nil || rec.ChainOutcome != "" || rec.Lock == nil {
+			continue
+		}
+		keep = append(keep, e)
+		out = append(out, rec)
+	}
+	if len(keep) != len(list) {
+		if err := esc.SetRailState(ctx, s.stateName("recheck"), keep); err != nil {
+			s.log.Warn("forget jobs read on chain again", "err", err)
+		}
+	}
+	return out
 }
 
 // resolve reads rec's job on chain and applies the outcome it shows, with
@@ -283,13 +378,11 @@ func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error
 		return err
 	}
 	if ev == nil {
-		// The contract shows an outcome whose event lies before the range
-		// read: the state is the chain's word.
-		if state == 2 {
-			s.applyCancelIfEffective(ctx, r, rec, "", 0)
-		} else {
-			s.applyPaid(ctx, rec, rec.Role == escrow.RoleSeller && rec.State == escrow.StateReleased && !rec.Provisional, "", 0, time.Time{})
-		}
+		// The contract's state alone (one eth_call) is not enough to
+		// move money: an endpoint that lies about job() would otherwise
+		// flip a pending refund to paid or a release to cancelled. The
+		// event must be found, in a receipt of a canonical block.
+		s.disagreed(ctx, rec, fmt.Sprintf("the contract shows the job %s, but no event of the last %d blocks that the chain confirms says so: kept the local decision", jobStateName(state), defaultLookback))
 		return nil
 	}
 	switch ev.Outcome {
@@ -299,6 +392,73 @@ func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error
 		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
 	}
 	return nil
+}
+
+// The sweep: the reconcile learns a job's outcome from eth_getLogs, and
+// an endpoint that leaves a log out (or whose receipt did not confirm it
+// then) would leave the job unsettled for good once the cursor passed
+// its block. So every sweepEvery reconcile passes (and at start) the
+// worker reads job(buyer, seller, jobId) of the node's jobs the chain
+// may have settled (decided, or past their not-before) and applies
+// what it finds, verified like any event (resolve). One found in a block
+// the reconcile had read already is counted as a disagreement: the
+// endpoint's logs left it out.
+const (
+	sweepEvery = 12  // reconcile passes between sweeps (a minute by default)
+	sweepBatch = 100 // jobs read per sweep; the rest wait for the next
+)
+
+func (s *Settler) sweep(ctx context.Context, r *Rail) {
+	s.reconcileMu.Lock()
+	defer s.reconcileMu.Unlock()
+	esc := s.escrow()
+	now := time.Now()
+	var recs []escrow.Record
+	for _, role := range []escrow.Role{escrow.RoleBuyer, escrow.RoleSeller} {
+		rs, err := esc.RailOpen(ctx, role, func(rec escrow.Record) bool {
+			decided := rec.State == escrow.StateReleased || rec.State == escrow.StateRefunded || rec.State == escrow.StateDisputed
+			return rec.ChainOutcome == "" && (decided || !rec.NotBefore.IsZero() && now.After(rec.NotBefore)) &&
+				!rec.RefundPending // the cancel work reads those every pass
+		})
+		if err != nil {
+			s.log.Warn("sweep: list the open jobs", "role", role, "err", err)
+			return
+		}
+		recs = append(recs, rs...)
+	}
+	seen := map[string]bool{}
+	for _, rec := range recs {
+		seen[string(rec.Role)+"/"+rec.JobID] = true
+	}
+	for _, rec := range s.rechecked(ctx) {
+		if !seen[string(rec.Role)+"/"+rec.JobID] {
+			recs = append(recs, rec)
+		}
+	}
+	var cur Cursor
+	if _, err := esc.RailState(ctx, s.stateName("cursor"), &cur); err != nil {
+		return
+	}
+	n := 0
+	for _, rec := range recs {
+		if rec.Lock == nil || !s.due("sweep/"+rec.JobID) {
+			continue
+		}
+		if n++; n > sweepBatch {
+			return
+		}
+		if err := s.resolve(ctx, r, rec); err != nil {
+			s.trouble("sweep: read the job on chain", err, "job", rec.JobID)
+			return
+		}
+		now, err := esc.GetRole(ctx, rec.JobID, rec.Role)
+		if err != nil || now.ChainOutcome == "" {
+			continue
+		}
+		if now.ChainBlock != 0 && now.ChainBlock <= cur.Block {
+			s.disagreed(ctx, now, fmt.Sprintf("the job's %s in transaction %s (block %d) was missing from the endpoint's eth_getLogs when the reconcile read that block; found by reading the job on chain", now.ChainOutcome, now.ChainTx, now.ChainBlock))
+		}
+	}
 }
 
 // ref names a deposit or withdrawal for BookRail.
@@ -470,16 +630,14 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			return
 		}
 		switch {
-		case j.State == 2:
-			s.applyCancelIfEffective(ctx, r, rec, "", 0)
-			continue
-		case j.State == 1:
-			// Paid on chain: find the payment and apply it (the refund
-			// stays pending until the chain's own outcome is applied).
+		case j.State != 0:
+			// Settled on chain: find the event that settled it and apply
+			// it (the refund stays pending until the chain's own outcome,
+			// confirmed by its receipt, is applied).
 			if err := s.resolve(ctx, r, rec); err != nil {
-				s.trouble("refund: find the job's payment on chain", err, "job", rec.JobID)
+				s.trouble("refund: find the job's outcome on chain", err, "job", rec.JobID)
 			}
-			s.wait("cancel/"+rec.JobID, 30*time.Second)
+			s.wait("cancel/"+rec.JobID, 10*time.Second)
 			continue
 		case uint64(time.Now().Unix()) >= l.NotBefore:
 			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
@@ -510,11 +668,17 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 		// The cancel names its transaction only if that transaction's
 		// receipt holds the job's Cancelled event (an earlier cancel may
 		// have cancelled it): a reorg watch checks what it names.
-		tx, block := "", uint64(0)
-		if v, err := r.verifyOutcome(ctx, l, jobEvent{Outcome: OutcomeCancelled, JobID: l.JobID, Buyer: l.Buyer, Seller: l.Seller}, res.Hash); err == nil {
-			tx, block = v.Tx.Hex(), v.Block
+		// One whose receipt does not hold it (an earlier cancel did it, or
+		// the endpoint's receipt lies) is left to the next pass, which
+		// finds the event that cancelled the job (resolve).
+		v, err := r.verifyOutcome(ctx, l, jobEvent{Outcome: OutcomeCancelled, JobID: l.JobID, Buyer: l.Buyer, Seller: l.Seller}, res.Hash)
+		if err != nil {
+			if isDisagreement(err) {
+				s.disagreed(ctx, rec, fmt.Sprintf("the cancel in transaction %s was not confirmed by its receipt (%v): looking for the job's outcome on chain", res.Hash.Hex(), err))
+			}
+			continue
 		}
-		s.applyCancelIfEffective(ctx, r, rec, tx, block)
+		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
 	}
 }
 
@@ -681,10 +845,19 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		reason, skipped := got.Skipped[id]
 		switch {
 		case !skipped:
+			// The receipt says the voucher neither paid nor was skipped:
+			// the endpoint's receipt is not the contract's (which does one
+			// or the other). Not sent again at once: the job's outcome is
+			// read on chain (the sweep), and the voucher retried later.
+			s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s neither paid nor skipped the voucher, by the endpoint's receipt", got.Tx.Hash.Hex()))
+			s.wait("redeem/"+p.rec.JobID, 10*time.Second)
 		case reason == SkipCancelled:
 			// The buyer cancelled before the not-before: the chain's
-			// outcome (the cancel's own transaction is another).
-			s.applyCancelIfEffective(ctx, r, p.rec, "", 0)
+			// outcome, once its own transaction is found and confirmed.
+			if err := s.resolve(ctx, r, p.rec); err != nil {
+				s.trouble("redeem: find the job's cancel on chain", err, "job", p.rec.JobID)
+			}
+			s.wait("redeem/"+p.rec.JobID, time.Minute)
 		case reason == SkipAlreadyPaid:
 			// Paid before, by this voucher or the lock: the seller stops
 			// redeeming only once it found the payment on chain.
