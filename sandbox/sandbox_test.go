@@ -484,6 +484,24 @@ func TestStateFreshPerJob(t *testing.T) {
 	}
 }
 
+// The job runs in a __main__ of its own: nothing of the bootstrap, or of
+// the interactive loop it waits in (bootstrap.py), is in its namespace.
+func TestJobMainHasNothingOfTheBootstrap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *sandbox.Sandbox
+	}{
+		{"snapshot", sharedSandbox(t)},
+		{"no snapshot", setupSandbox(t, sandbox.WithoutSnapshotForTest(t), sandbox.WithPoolSize(0))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, tc.s, sandbox.Request{Code: "import sys\nprint(sorted(globals()), __name__, hasattr(sys, 'ps1'), hasattr(sys, 'ps2'))"})
+			require.Equal(t, 0, res.ExitCode, res.Stderr)
+			require.Equal(t, "['__builtins__', '__doc__', '__loader__', '__name__', '__package__', '__spec__', 'sys'] __main__ False False\n", res.Stdout)
+		})
+	}
+}
+
 func TestClocks(t *testing.T) {
 	s := sharedSandbox(t)
 	require.NoError(t, s.WaitReady(t.Context()))
