@@ -36,13 +36,18 @@ const (
 
 // guestArgs are the interpreter's arguments: import the precompiled
 // bootstrap when there is one, else compile its source at every start-up,
-// which costs about 12 ms of the ~90 ms.
+// which costs about 12 ms of the ~90 ms; then (-i) wait in the interactive
+// loop for the line that runs the job (bootstrap.py, jobLine).
 func guestArgs(precompiled bool) []string {
 	if precompiled {
-		return []string{"python", "-S", "-B", "-c", "import " + bootModule}
+		return []string{"python", "-S", "-B", "-i", "-c", "import " + bootModule}
 	}
-	return []string{"python", "-S", "-B", "-c", bootstrap}
+	return []string{"python", "-S", "-B", "-i", "-c", bootstrap}
 }
+
+// jobLine is the host's answer to the interactive loop's read: the call
+// that reads the job and runs it.
+const jobLine = "_swarmwage_run()\n"
 
 // bootstrapPyc returns bootstrap.py compiled by this interpreter, as a .pyc
 // file: from cacheDir when an earlier New left it there, else compiled by a

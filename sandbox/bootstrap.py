@@ -1,10 +1,18 @@
 # The guest side of the job protocol. New compiles it once into the module
-# _swarmwage_boot, which `python -S -B -c "import _swarmwage_boot"` runs (see
-# bootstrap.go). It sets the interpreter up, then blocks reading the job from
-# stdin: 8 bytes of little-endian code length, the code (UTF-8), and after it
-# the job's own stdin. Everything before that read is paid once, in the
-# snapshot every instance starts from (snapshot.go), or while the
+# _swarmwage_boot, which `python -S -B -i -c "import _swarmwage_boot"` runs
+# (see bootstrap.go). It sets the interpreter up and leaves the function
+# that runs the job in __main__ as _swarmwage_run; then, -i, CPython's
+# interactive loop blocks reading a line from stdin, which the host answers
+# with "_swarmwage_run()\n" once it has the job. _swarmwage_run reads 8
+# bytes of little-endian code length, the code (UTF-8), and after it comes
+# the job's own stdin. Everything before that first read is paid once, in
+# the snapshot every instance starts from (snapshot.go), or while the
 # interpreter waits in the pool.
+#
+# The wait is in the interactive loop, not in a read of this code, so that
+# no Python frame is on the wasm stack there: the functions on that stack
+# are the ones Asyncify instruments for the snapshot (python/refresh.sh),
+# and an instrumented bytecode loop made all Python code ~1.4x slower.
 def _boot():
     import posix, sys, time, select, builtins, atexit
 
@@ -48,18 +56,19 @@ def _boot():
             n -= len(b)
         return b"".join(parts)
 
-    # The first read asks for 1 MiB: a snapshot saves the wasm stack into
-    # its buffer (snapshot.go). The host answers it with no more than the
-    # length and the code, so the job's own stdin stays for sys.stdin.
-    got = posix.read(0, 1 << 20)
-    if len(got) < 8:
-        got += read(8 - len(got))
-    n = int.from_bytes(got[:8], "little")
-    code = got[8:]
-    if len(code) < n:
-        code += read(n - len(code))
-    src = code.decode("utf-8")
-    del got, code
+    def run():
+        # The prompts were for the interactive loop's read, which is over.
+        del sys.ps1, sys.ps2
+        src = read(int.from_bytes(read(8), "little")).decode("utf-8")
+        _run(src)
+
+    # The interactive loop prints sys.ps1 before it reads: nothing.
+    sys.ps1 = sys.ps2 = ""
+    sys.modules["__main__"].__dict__["_swarmwage_run"] = run
+
+
+def _run(src):
+    import posix, sys, builtins, atexit
 
     main = type(sys)("__main__")
     main.__builtins__ = builtins

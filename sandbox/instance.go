@@ -134,8 +134,8 @@ func (s *Sandbox) launch(ctx context.Context, module wazero.CompiledModule, allo
 }
 
 // resume runs an instance restored from the snapshot: it rewinds into the
-// bootstrap's first read of stdin, which waits for the job as in an
-// interpreter that started CPython itself.
+// interpreter's first read of stdin (the interactive loop's), which waits
+// for the job as in an interpreter that started CPython itself.
 func (s *Sandbox) resume(ctx context.Context, mod api.Module, stdin *jobReader) error {
 	stop := mod.ExportedFunction(asyncifyStopRewind)
 	stdin.resume = func() error {
@@ -161,7 +161,7 @@ func (inst *instance) discard() {
 }
 
 // run hands the job to the waiting interpreter and collects its result.
-func (inst *instance) run(ctx context.Context, payload []byte, timeout time.Duration) (Result, error) {
+func (inst *instance) run(ctx context.Context, payload jobInput, timeout time.Duration) (Result, error) {
 	inst.clock.begin()
 	begin := time.Now()
 	timer := time.AfterFunc(timeout, func() { inst.cancel(errTimeout) })
@@ -268,35 +268,52 @@ func (inst *instance) stop() {
 	panic(sys.NewExitError(sys.ExitCodeContextCanceled))
 }
 
-// jobPayload encodes req the way bootstrap.py reads it.
-func jobPayload(req Request) []byte {
-	b := make([]byte, 8, 8+len(req.Code)+len(req.Stdin))
-	binary.LittleEndian.PutUint64(b, uint64(len(req.Code)))
-	b = append(b, req.Code...)
-	return append(b, req.Stdin...)
+// jobInput is what the guest's stdin serves for a job: data, of which the
+// first read after the feed takes at most first bytes (0: no limit).
+type jobInput struct {
+	data  []byte
+	first int
+}
+
+// jobPayload encodes req the way its runtime reads it: for QuickJS
+// (javascript/main.c), 8 bytes of little-endian code length, the code and
+// the job's stdin; for CPython the same after jobLine, which the
+// interactive loop's read gets alone (it reads through a C stdio buffer,
+// which must not take the bytes bootstrap.py reads itself).
+func jobPayload(req Request) jobInput {
+	var in jobInput
+	in.data = make([]byte, 0, len(jobLine)+8+len(req.Code)+len(req.Stdin))
+	if req.Language != LanguageJavaScript {
+		in.data = append(in.data, jobLine...)
+		in.first = len(jobLine)
+	}
+	in.data = binary.LittleEndian.AppendUint64(in.data, uint64(len(req.Code)))
+	in.data = append(in.data, req.Code...)
+	in.data = append(in.data, req.Stdin...)
+	return in
 }
 
 // jobReader is the guest's stdin. Its first Read blocks until the job is fed
-// (that is how a pre-started interpreter waits), then it serves the payload
-// and EOF.
+// (that is how a pre-started interpreter waits), then it serves the job's
+// input and EOF.
 type jobReader struct {
 	waiting  chan struct{} // closed at the first Read: the interpreter is ready
 	waitOnce sync.Once
-	jobs     chan []byte
+	jobs     chan jobInput
 	gone     <-chan struct{} // the instance's ctx.Done
 	buf      []byte
 	fed      bool
-	headDone bool // the first read after the feed has been answered
+	first    int // the limit of the next read, 0 for none (jobInput.first)
 	// resume, when set, is called at the first Read: it ends the rewind of
 	// an instance restored from a snapshot (Read is where it rewinds to).
 	resume func() error
 }
 
 func newJobReader(gone <-chan struct{}) *jobReader {
-	return &jobReader{waiting: make(chan struct{}), jobs: make(chan []byte, 1), gone: gone}
+	return &jobReader{waiting: make(chan struct{}), jobs: make(chan jobInput, 1), gone: gone}
 }
 
-func (r *jobReader) feed(payload []byte) { r.jobs <- payload }
+func (r *jobReader) feed(in jobInput) { r.jobs <- in }
 
 // Read implements io.Reader; only the guest's goroutine calls it.
 func (r *jobReader) Read(p []byte) (int, error) {
@@ -310,8 +327,8 @@ func (r *jobReader) Read(p []byte) (int, error) {
 	if !r.fed {
 		r.waitOnce.Do(func() { close(r.waiting) })
 		select {
-		case r.buf = <-r.jobs:
-			r.fed = true
+		case in := <-r.jobs:
+			r.buf, r.first, r.fed = in.data, in.first, true
 		case <-r.gone:
 			return 0, io.EOF
 		}
@@ -319,13 +336,9 @@ func (r *jobReader) Read(p []byte) (int, error) {
 	if len(r.buf) == 0 {
 		return 0, io.EOF
 	}
-	if !r.headDone {
-		// The bootstrap's first read is 1 MiB; it gets the header and the
-		// code only, and the job's stdin stays for sys.stdin.
-		r.headDone = true
-		if head := 8 + binary.LittleEndian.Uint64(r.buf); len(r.buf) >= 8 && head < uint64(len(p)) {
-			p = p[:head]
-		}
+	if r.first > 0 {
+		p = p[:min(len(p), r.first)]
+		r.first = 0
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]

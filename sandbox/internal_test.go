@@ -78,19 +78,30 @@ func TestJobReaderServesPayloadThenEOF(t *testing.T) {
 	gone := make(chan struct{})
 	r := newJobReader(gone)
 	go r.feed(jobPayload(Request{Code: "print(1)", Stdin: "in"}))
-	got, err := io.ReadAll(r)
+	// The interactive loop's read is 1 KiB (C stdio): it gets the line only.
+	line := make([]byte, 1024)
+	n, err := r.Read(line)
 	require.NoError(t, err)
-	require.Equal(t, uint64(8), binary.LittleEndian.Uint64(got[:8]))
-	require.Equal(t, "print(1)in", string(got[8:]))
+	require.Equal(t, jobLine, string(line[:n]))
 	select {
 	case <-r.waiting:
 	default:
 		t.Fatal("first Read did not signal readiness")
 	}
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Equal(t, uint64(8), binary.LittleEndian.Uint64(got[:8]))
+	require.Equal(t, "print(1)in", string(got[8:]))
+
+	r = newJobReader(gone)
+	go r.feed(jobPayload(Request{Language: LanguageJavaScript, Code: "1", Stdin: "in"}))
+	got, err = io.ReadAll(r)
+	require.NoError(t, err)
+	require.Equal(t, "\x01\x00\x00\x00\x00\x00\x00\x001in", string(got), "QuickJS reads no line")
 
 	r = newJobReader(gone)
 	close(gone)
-	n, err := r.Read(make([]byte, 8))
+	n, err = r.Read(make([]byte, 8))
 	require.Zero(t, n)
 	require.ErrorIs(t, err, io.EOF, "a discarded interpreter reads EOF")
 }

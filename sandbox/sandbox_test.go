@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,9 +85,13 @@ func run(t *testing.T, s *sandbox.Sandbox, req sandbox.Request) sandbox.Result {
 	return res
 }
 
+// TestExitCodes runs one table for both languages: a row's language is
+// Python unless it says JavaScript.
 func TestExitCodes(t *testing.T) {
 	s := sharedSandbox(t)
+	const js = sandbox.LanguageJavaScript
 	testCases := []struct {
+		lang   string
 		name   string
 		code   string
 		exit   int
@@ -103,10 +108,27 @@ func TestExitCodes(t *testing.T) {
 		{name: "atexit runs", code: "import atexit; atexit.register(print, 'atexit')", exit: 0, stdout: "atexit\n"},
 		{name: "unicode", code: "print('héllo ✓')", exit: 0, stdout: "héllo ✓\n"},
 		{name: "stderr", code: "import sys; print('warn', file=sys.stderr)", exit: 0, stderr: "warn\n"},
+		{lang: js, name: "clean", code: "console.log(1 + 1)", exit: 0, stdout: "2\n"},
+		{lang: js, name: "print and console.info", code: "print('a', 1); console.info('b')", exit: 0, stdout: "a 1\nb\n"},
+		{lang: js, name: "stdout.write", code: "process.stdout.write('no newline')", exit: 0, stdout: "no newline"},
+		{lang: js, name: "stderr", code: "console.error('warn')", exit: 0, stderr: "warn\n"},
+		{lang: js, name: "uncaught exception", code: "console.log('before'); throw new TypeError('boom')", exit: 1, stdout: "before\n", stderr: "TypeError: boom"},
+		{lang: js, name: "thrown non-error", code: "throw 42", exit: 1, stderr: "Uncaught 42"},
+		{lang: js, name: "syntax error", code: "let x = ;", exit: 1, stderr: "SyntaxError"},
+		{lang: js, name: "unhandled rejection", code: "Promise.reject(new Error('late'))", exit: 1, stderr: "Error: late"},
+		{lang: js, name: "rejection handled later", code: "const p = Promise.reject(new Error('x')); p.catch(e => console.log('caught', e.message))", exit: 0, stdout: "caught x\n"},
+		{lang: js, name: "promise jobs run", code: "Promise.resolve(3).then(v => console.log('then', v)); console.log('sync')", exit: 0, stdout: "sync\nthen 3\n"},
+		{lang: js, name: "async function", code: "(async () => { await null; console.log('awaited') })()", exit: 0, stdout: "awaited\n"},
+		{lang: js, name: "process.exit(n)", code: "console.log('bye'); process.exit(3); console.log('no')", exit: 3, stdout: "bye\n"},
+		{lang: js, name: "process.exit()", code: "process.exit()", exit: 0},
+		{lang: js, name: "process.exit(300)", code: "process.exit(300)", exit: 44},
+		{lang: js, name: "process.exit(-1)", code: "process.exit(-1)", exit: 255},
+		{lang: js, name: "process.exit(256)", code: "process.exit(256)", exit: 0},
+		{lang: js, name: "deep recursion", code: "function f() { return f() }\nf()", exit: 1, stderr: "stack overflow"},
 	}
 	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, s, sandbox.Request{Code: tc.code})
+		t.Run(cmp.Or(tc.lang, sandbox.LanguagePython)+"/"+tc.name, func(t *testing.T) {
+			res := run(t, s, sandbox.Request{Code: tc.code, Language: tc.lang})
 			require.Equal(t, tc.exit, res.ExitCode, "stderr: %s", res.Stderr)
 			require.Equal(t, tc.stdout, res.Stdout)
 			require.Contains(t, res.Stderr, tc.stderr)
@@ -275,29 +297,35 @@ func TestOutputCapTruncates(t *testing.T) {
 	const limit = 1000
 	s := setupSandbox(t, sandbox.WithOutputLimit(limit), sandbox.WithPoolSize(0))
 	testCases := []struct {
-		name      string
-		code      string
-		stdout    int
-		stderr    int
-		truncated bool
+		name       string
+		python     string
+		javascript string
+		stdout     int
+		stderr     int
+		truncated  bool
 	}{
-		{name: "under the cap", code: "print('x' * 998)", stdout: 999},
-		{name: "exactly the cap", code: "print('x' * 999)", stdout: 1000},
-		{name: "stdout over", code: "print('x' * 10**6)", stdout: limit, truncated: true},
-		{name: "stderr over", code: "import sys\nfor _ in range(1000): print('e' * 100, file=sys.stderr)", stderr: limit, truncated: true},
+		{name: "under the cap", python: "print('x' * 998)", javascript: "console.log('x'.repeat(998))", stdout: 999},
+		{name: "exactly the cap", python: "print('x' * 999)", javascript: "console.log('x'.repeat(999))", stdout: 1000},
+		{name: "stdout over", python: "print('x' * 10**6)", javascript: "console.log('x'.repeat(1e6))", stdout: limit, truncated: true},
+		{
+			name: "stderr over", python: "import sys\nfor _ in range(1000): print('e' * 100, file=sys.stderr)",
+			javascript: "for (let i = 0; i < 1000; i++) console.error('e'.repeat(100))", stderr: limit, truncated: true,
+		},
 		// 999 bytes of 'x' then a 3-byte character cut after its first byte.
-		{name: "cut inside a character", code: "print('x' * 999 + '✓' * 10)", stdout: 999, truncated: true},
+		{name: "cut inside a character", python: "print('x' * 999 + '✓' * 10)", javascript: "console.log('x'.repeat(999) + '✓'.repeat(10))", stdout: 999, truncated: true},
 	}
 	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, s, sandbox.Request{Code: tc.code})
-			require.Equal(t, 0, res.ExitCode, res.Stderr)
-			require.Len(t, res.Stdout, tc.stdout)
-			require.Len(t, res.Stderr, tc.stderr)
-			require.Equal(t, tc.truncated, res.Truncated)
-			_, err := json.Marshal(res)
-			require.NoError(t, err)
-		})
+		for _, req := range []sandbox.Request{{Code: tc.python}, {Code: tc.javascript, Language: sandbox.LanguageJavaScript}} {
+			t.Run(cmp.Or(req.Language, sandbox.LanguagePython)+"/"+tc.name, func(t *testing.T) {
+				res := run(t, s, req)
+				require.Equal(t, 0, res.ExitCode, res.Stderr)
+				require.Len(t, res.Stdout, tc.stdout)
+				require.Len(t, res.Stderr, tc.stderr)
+				require.Equal(t, tc.truncated, res.Truncated)
+				_, err := json.Marshal(res)
+				require.NoError(t, err)
+			})
+		}
 	}
 }
 
@@ -326,29 +354,45 @@ func TestTimeoutKillsInfiniteLoop(t *testing.T) {
 
 // A timeout stops a guest busy inside one long C call of the interpreter
 // too (the countdown sits at every loop head of the build, not only in
-// the bytecode loop), and nothing the guest does after it counts.
+// the bytecode loop), and nothing the guest does after it counts. A row
+// without code for a language is not run for it.
 func TestTimeoutStopsBusyCode(t *testing.T) {
 	s := sharedSandbox(t)
 	testCases := []struct {
-		name string
-		code string
+		name       string
+		python     string
+		javascript string
 	}{
-		{name: "sum in C", code: "print(sum(range(10**15)))"},
-		{name: "regex backtracking", code: "import re\nprint(re.match(r'(a*)*b', 'a' * 64))"},
-		{name: "big integer", code: "print(len(str(7 ** (10 ** 8))))"},
-		{name: "exponential recursion", code: "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\nprint(f(60))"},
-		{name: "output after a cut sleep", code: "import time\ntime.sleep(60)\nprint('late')"},
-		{name: "exit after a cut sleep", code: "import time, os\ntime.sleep(60)\nos._exit(0)"},
+		{name: "sum in C", python: "print(sum(range(10**15)))"},
+		{name: "infinite loop", javascript: "for (;;) {}"},
+		{name: "regex backtracking", python: "import re\nprint(re.match(r'(a*)*b', 'a' * 64))", javascript: "console.log(/(a*)*b/.test('a'.repeat(64)))"},
+		{name: "big integer", python: "print(len(str(7 ** (10 ** 8))))", javascript: "console.log((7n ** (10n ** 7n)).toString().length)"},
+		{
+			name:       "exponential recursion",
+			python:     "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\nprint(f(60))",
+			javascript: "function f(n) { return n == 0 ? 1 : f(n - 1) + f(n - 1) }\nconsole.log(f(60))",
+		},
+		{name: "output after a cut sleep", python: "import time\ntime.sleep(60)\nprint('late')"},
+		{name: "exit after a cut sleep", python: "import time, os\ntime.sleep(60)\nos._exit(0)"},
+		{name: "promise loop", javascript: "function spin() { return Promise.resolve().then(spin) }\nspin()"},
 	}
 	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, s, sandbox.Request{Code: tc.code, TimeoutMS: 300})
-			require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode, res.Stderr)
-			require.Empty(t, res.Stdout)
-			require.GreaterOrEqual(t, res.DurationMS, int64(300))
-			require.Less(t, time.Duration(res.DurationMS)*time.Millisecond, cutBound, "cut by the timeout, not run to its end")
-		})
+		for _, req := range []sandbox.Request{{Code: tc.python}, {Code: tc.javascript, Language: sandbox.LanguageJavaScript}} {
+			if req.Code == "" {
+				continue
+			}
+			req.TimeoutMS = 300
+			t.Run(cmp.Or(req.Language, sandbox.LanguagePython)+"/"+tc.name, func(t *testing.T) {
+				res := run(t, s, req)
+				require.Equal(t, sandbox.TimeoutExitCode, res.ExitCode, res.Stderr)
+				require.Empty(t, res.Stdout)
+				require.GreaterOrEqual(t, res.DurationMS, int64(300))
+				require.Less(t, time.Duration(res.DurationMS)*time.Millisecond, cutBound, "cut by the timeout, not run to its end")
+			})
+		}
 	}
+	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "print('ok')"}).Stdout, "the sandbox still works afterwards")
+	require.Equal(t, "ok\n", run(t, s, sandbox.Request{Code: "console.log('ok')", Language: sandbox.LanguageJavaScript}).Stdout)
 }
 
 func TestSleepWorksAndIsCutByTimeout(t *testing.T) {
@@ -436,6 +480,24 @@ func TestStateFreshPerJob(t *testing.T) {
 				res := run(t, tc.s, sandbox.Request{Code: check})
 				require.Equal(t, "False False False 1000 True False\n", res.Stdout, res.Stderr)
 			}
+		})
+	}
+}
+
+// The job runs in a __main__ of its own: nothing of the bootstrap, or of
+// the interactive loop it waits in (bootstrap.py), is in its namespace.
+func TestJobMainHasNothingOfTheBootstrap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *sandbox.Sandbox
+	}{
+		{"snapshot", sharedSandbox(t)},
+		{"no snapshot", setupSandbox(t, sandbox.WithoutSnapshotForTest(t), sandbox.WithPoolSize(0))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, tc.s, sandbox.Request{Code: "import sys\nprint(sorted(globals()), __name__, hasattr(sys, 'ps1'), hasattr(sys, 'ps2'))"})
+			require.Equal(t, 0, res.ExitCode, res.Stderr)
+			require.Equal(t, "['__builtins__', '__doc__', '__loader__', '__name__', '__package__', '__spec__', 'sys'] __main__ False False\n", res.Stdout)
 		})
 	}
 }

@@ -6,17 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unsafe"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// A snapshot is what an interpreter holds at the moment its bootstrap
-// first reads stdin for the job: its linear memory and its globals, with
-// the wasm call stack saved into that memory by Binaryen's Asyncify (the
-// build is processed with it, python/refresh.sh). An instance restored
+// A snapshot is what an interpreter holds at the moment it first reads
+// stdin for the job (the interactive loop's read after the bootstrap,
+// bootstrap.py): its linear memory and its globals, with the wasm call
+// stack saved into that memory by Binaryen's Asyncify (the build is
+// processed with it, python/refresh.sh). An instance restored
 // from it maps the memory copy-on-write, sets the globals and rewinds into
 // that same read: it is a fresh interpreter that no job touched, as if it
 // had run CPython's start-up itself, for the cost of an instantiation.
@@ -39,7 +39,7 @@ type snapshot struct {
 	image   []byte   // the linear memory, whole
 	globals []uint64 // the value of every mutable global, by exportGlobals' names
 	// data is the address of Asyncify's data descriptor (where the saved
-	// stack is), inside the bootstrap's read buffer.
+	// stack is), in the unused part of the C stack (asyncifyData).
 	data uint32
 }
 
@@ -53,9 +53,15 @@ const (
 	// globalExportPrefix names the exports exportGlobals adds, followed by
 	// the global's index.
 	globalExportPrefix = "swarmwage_global_"
-	// minAsyncifyData is the smallest read buffer the stack may be saved
-	// into; the bootstrap's first read asks for 1 MiB.
-	minAsyncifyData = 64 << 10
+	// stackPointerGlobal is the index of the C stack pointer: wasm-ld's
+	// __stack_pointer is the first global of the module it links.
+	stackPointerGlobal = 0
+	// asyncifyDataSize is how much of the C stack below the read's frames
+	// holds the saved stack (a few KiB: about 25 frames, no Python code),
+	// and asyncifyDataGap what it leaves below those frames (wasm's
+	// 128-byte red zone and more).
+	asyncifyDataSize = 64 << 10
+	asyncifyDataGap  = 4 << 10
 )
 
 // Asyncify's states (asyncify_get_state).
@@ -158,8 +164,8 @@ func mutableGlobals(body []byte) ([]uint32, error) {
 // sectionExport is the export section's id.
 const sectionExport = 7
 
-// takeSnapshot starts an interpreter and snapshots it when its bootstrap
-// first reads stdin.
+// takeSnapshot starts an interpreter and snapshots it when it first reads
+// stdin, after the bootstrap.
 func (s *Sandbox) takeSnapshot(ctx context.Context, guest wazero.ModuleConfig) (*snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, bootCompileTimeout)
 	defer cancel()
@@ -179,6 +185,9 @@ func (s *Sandbox) takeSnapshot(ctx context.Context, guest wazero.ModuleConfig) (
 		return nil, errors.New("snapshot: the build has no Asyncify exports (python/refresh.sh makes them)")
 	}
 	stdin.mod, stdin.ctx = mod, ctx
+	if stdin.top, err = stackPointer(mod); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
 	if _, err := mod.ExportedFunction("_start").Call(ctx); err != nil {
 		return nil, fmt.Errorf("snapshot: start-up: %w (stderr: %q)", err, stderr.String())
 	}
@@ -213,12 +222,18 @@ func (s *Sandbox) takeSnapshot(ctx context.Context, guest wazero.ModuleConfig) (
 }
 
 // unwindReader is the stdin of the interpreter a snapshot is taken of: at
-// its first read it saves the wasm stack (Asyncify) into the read buffer
-// and lets the call return, so that _start returns to the host with the
-// interpreter's state all in linear memory.
+// its first read it saves the wasm stack (Asyncify) and lets the call
+// return, so that _start returns to the host with the interpreter's state
+// all in linear memory.
+//
+// The stack is saved below the C stack pointer of the read: CPython's WASI
+// build puts its C stack first in memory (-Wl,--stack-first, 512 KiB), so
+// what lies below the deepest frame is stack no frame uses, until the
+// rewind of a restored instance has read it back and the job runs.
 type unwindReader struct {
 	ctx     context.Context
 	mod     api.Module
+	top     uint32 // the stack pointer before _start: the stack's top
 	unwound bool
 	data    uint32
 	err     error
@@ -230,18 +245,24 @@ func (r *unwindReader) Read(p []byte) (int, error) {
 		return 0, errors.New("unexpected read")
 	}
 	r.unwound = true
-	addr, ok := guestAddress(r.mod.Memory(), p)
+	sp, err := stackPointer(r.mod)
 	switch {
-	case !ok:
-		r.err = errors.New("the read buffer is not in the guest's memory")
+	case err != nil:
+		r.err = err
+		return 0, err
+	case sp > r.top || sp < asyncifyDataSize+asyncifyDataGap+wasmPageSize:
+		r.err = fmt.Errorf("the stack pointer at the read is %#x (top %#x): not room for the saved stack below it", sp, r.top)
 		return 0, r.err
-	case len(p) < minAsyncifyData:
-		r.err = fmt.Errorf("the bootstrap's first read is %d bytes, want at least %d for the saved stack", len(p), minAsyncifyData)
+	}
+	addr := (sp - asyncifyDataGap - asyncifyDataSize) &^ 15
+	desc, ok := r.mod.Memory().Read(addr, 8)
+	if !ok {
+		r.err = fmt.Errorf("the saved stack's place %#x is outside the memory", addr)
 		return 0, r.err
 	}
 	// Asyncify's descriptor: where the saved stack goes, and its end.
-	binary.LittleEndian.PutUint32(p[0:], addr+8)
-	binary.LittleEndian.PutUint32(p[4:], addr+uint32(len(p)))
+	binary.LittleEndian.PutUint32(desc[0:], addr+8)
+	binary.LittleEndian.PutUint32(desc[4:], addr+asyncifyDataSize)
 	if _, err := r.mod.ExportedFunction(asyncifyStartUnwind).Call(r.ctx, uint64(addr)); err != nil {
 		r.err = fmt.Errorf("start unwind: %w", err)
 		return 0, r.err
@@ -250,18 +271,13 @@ func (r *unwindReader) Read(p []byte) (int, error) {
 	return 0, nil
 }
 
-// guestAddress returns the offset of p in the guest's linear memory.
-func guestAddress(mem api.Memory, p []byte) (uint32, bool) {
-	whole, ok := mem.Read(0, mem.Size())
-	if !ok || len(p) == 0 || len(whole) == 0 {
-		return 0, false
+// stackPointer returns the guest's C stack pointer.
+func stackPointer(mod api.Module) (uint32, error) {
+	g := mod.ExportedGlobal(globalExportPrefix + strconv.Itoa(stackPointerGlobal))
+	if g == nil || g.Type() != api.ValueTypeI32 {
+		return 0, fmt.Errorf("global %d is not an exported i32, not the stack pointer", stackPointerGlobal)
 	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
-	at := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
-	if at < base || at+uintptr(len(p)) > base+uintptr(len(whole)) {
-		return 0, false
-	}
-	return uint32(at - base), true
+	return uint32(g.Get()), nil
 }
 
 // restore prepares a fresh instance of the module to continue from snap:

@@ -18,10 +18,14 @@
 # Needs the toolchain SOURCES pins (clang-19, lld-19, llvm-19,
 # libclang-rt-19-dev-wasm32 from bookworm; python3.11), npm and node (for
 # binaryen), go and zstd. Asyncify instruments only the functions on the
-# wasm stack at the bootstrap's first read of stdin (asyncify/main.go finds
-# them by running the build), so rerun this script when bootstrap.py
-# changes how it reads its job; New checks a restored instance with a probe
-# job and falls back to full start-ups if the instrumentation does not fit.
+# wasm stack at the interpreter's first read of stdin (asyncify/main.go
+# finds them by running the build), so rerun this script when bootstrap.py
+# or its arguments (sandbox/bootstrap.go) change how the job is read; New
+# checks a restored instance with a probe job and falls back to full
+# start-ups if the instrumentation does not fit. That read is the
+# interactive loop's (-i), after the bootstrap has run, so no Python frame
+# is on the stack and the bytecode loop is not instrumented: instrumented,
+# it made every Python program ~1.4x slower.
 #
 # The output is reproducible: the same pinned sources, toolchain and
 # bootstrap give the same bytes (SOURCE_DATE_EPOCH, -ffile-prefix-map, no
@@ -83,9 +87,11 @@ python3.11 "$here/stdlib.py" "$src/Lib" \
 rm -rf "$work/home" && mkdir -p "$work/home/lib/python$minor"
 (cd "$work/home/lib/python$minor" && unzip -q "$work/stdlib.zip")
 
-# One wasm-opt run does both: Asyncify on the stack of the first read,
-# then -O2 over the whole module (the clang build's function names go
-# first, so the helper can name every function f<index>).
+# One wasm-opt run does both: Asyncify on the stack of the first read
+# (about 25 functions: main, the interactive loop, the parser's, the
+# tokenizer's and stdio's), then -O2 over the whole module (the clang
+# build's function names go first, so the helper can name every function
+# f<index>).
 "${wasm_opt[@]}" "$src/builddir/wasi/python.wasm" --strip-debug --strip-producers -o "$work/stripped.wasm"
 helper=(go run "$root/sandbox/python/asyncify")
 stack="$("${helper[@]}" stack "$work/stripped.wasm" "$root/sandbox/bootstrap.py" "$work/home")"
@@ -101,7 +107,7 @@ cp "$work/stdlib.zip" "$here/stdlib.zip"
 (cd "$work" && sha256sum python.wasm stdlib.zip) >"$here/SHA256"
 cat >"$here/ASYNCIFY" <<EOT
 binaryen@$(pinned npm binaryen) wasm-opt --strip-debug --strip-producers --asyncify --pass-arg=asyncify-imports@wasi_snapshot_preview1.fd_read --pass-arg=asyncify-onlylist@<functions> -O2
-functions (f<index> in the clang build; the stack of the bootstrap's first read):
+functions (f<index> in the clang build; the stack of the interactive loop's first read):
 $stack
 EOT
 cp "$src/LICENSE" "$here/LICENSE"

@@ -26,6 +26,22 @@ check_toolchain() {
 	command -v zstd >/dev/null || die "zstd is missing"
 }
 
+# ensure_deb_src makes sure apt knows Debian's source packages: with no
+# deb-src entry in its sources, it writes one (bookworm and trixie, the
+# URIs and key of Debian's own entry) and runs apt-get update.
+ensure_deb_src() {
+	local list=/etc/apt/sources.list.d/swarmwage-deb-src.sources
+	if grep -rqsE '^[[:space:]]*(Types:.*deb-src|deb-src[[:space:]])' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		return
+	fi
+	[[ -w /etc/apt/sources.list.d ]] ||
+		die "apt has no deb-src entry and /etc/apt/sources.list.d is not writable: add one (Types: deb-src, Suites: bookworm trixie, URIs: http://deb.debian.org/debian) or set REFRESH_SOURCES"
+	printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm trixie' \
+		'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$list"
+	echo "refresh: wrote $list; apt-get update" >&2
+	apt-get update >/dev/null || die "apt-get update failed after adding $list"
+}
+
 # fetch_source NAME puts NAME's pinned archive in $work/src and prints its path.
 fetch_source() {
 	local version archive sum
@@ -36,6 +52,7 @@ fetch_source() {
 		if [[ -n "${REFRESH_SOURCES:-}" && -f "$REFRESH_SOURCES/$archive" ]]; then
 			cp "$REFRESH_SOURCES/$archive" "$work/src/"
 		else
+			ensure_deb_src
 			(cd "$work/src" && apt-get source --download-only "$1=$version" >/dev/null 2>&1) ||
 				die "apt-get source $1=$version failed (add a deb-src entry for bookworm and trixie, then apt-get update)"
 		fi

@@ -3,7 +3,8 @@
 //
 //	asyncify stack python.wasm bootstrap.py HOME
 //
-// runs `python -S -B -c <bootstrap.py>` on wazero, with the directory
+// runs `python -S -B -i -c <bootstrap.py>` on wazero (the sandbox's
+// arguments, sandbox/bootstrap.go), with the directory
 // HOME (lib/pythonX.Y inside) mounted read-only as PYTHONHOME /python the
 // way the sandbox serves its standard library, and prints, comma
 // separated, the names (f<index>) of the functions on the wasm stack when
@@ -86,7 +87,7 @@ func readStack(wasmPath, bootstrapPath, home string) ([]string, error) {
 		return nil, fmt.Errorf("compile %s: %w", wasmPath, err)
 	}
 	cfg := wazero.NewModuleConfig().
-		WithArgs("python", "-S", "-B", "-c", string(boot)).
+		WithArgs("python", "-S", "-B", "-i", "-c", string(boot)).
 		WithEnv("PYTHONHOME", "/python").
 		WithFSConfig(wazero.NewFSConfig().WithReadOnlyDirMount(home, "/python")).
 		WithStdin(armReader{rec}).
