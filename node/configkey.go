@@ -41,6 +41,11 @@ const configKeyLock = "config.lock"
 // maxConfigFile bounds what Set and Get read of config.toml.
 const maxConfigFile = 1 << 20
 
+// maxValueLines bounds the lines one value of config.toml may span for the
+// line editor (a listen list one address a line); past it the editor
+// gives up on that value and the file is written anew if it must be.
+const maxValueLines = 200
+
 // ConfigKey describes one key 'config get' and 'config set' know.
 type ConfigKey struct {
 	// Key is the dotted name ("market.max_price").
@@ -482,7 +487,7 @@ func scanTOML(lines []string) (kvs []tomlLine, headers map[string]int, firstHead
 			continue
 		}
 		end := i + 1
-		for ; end <= len(lines) && end-i <= 1000; end++ {
+		for ; end <= len(lines) && end-i <= maxValueLines; end++ {
 			var probe map[string]any
 			if _, err := toml.Decode(strings.Join(lines[i:end], "\n"), &probe); err == nil {
 				break

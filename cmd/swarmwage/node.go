@@ -228,6 +228,9 @@ func runDaemon(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Logged before the ready line, so a script that saw that line finds
+	// this one in the log.
+	logger.Info("daemon is ready", "peer", info.PeerID, "network", info.Network, "api", n.APIURL(), "version", buildVersion())
 	if c.Bool(jsonFlag) {
 		// One line of JSON, so scripts can wait for it line by line.
 		line, err := json.Marshal(daemonReady{Ready: true, API: n.APIURL(), Gateway: gatewayURL(n), IDInfo: info})
@@ -247,7 +250,6 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.Writer.(*os.File); ok {
 		_ = f.Sync()
 	}
-	logger.Info("daemon is ready", "peer", info.PeerID, "network", info.Network, "api", n.APIURL(), "version", buildVersion())
 	select {
 	case <-ctx.Done():
 	case <-n.ShutdownRequested(): // 'swarmwage shutdown'
