@@ -87,3 +87,23 @@ func TestConfigRejectsABadMarketMaxPrice(t *testing.T) {
 		})
 	}
 }
+
+// [settlement] rpc_timeout (issue 29: a frozen RPC held a hire a minute)
+// is a positive duration, and a key of the evm rail only.
+func TestConfigSettlementRPCTimeout(t *testing.T) {
+	evmCfg := func(timeout string) node.Config {
+		cfg := node.DefaultConfig("cfgtest")
+		cfg.Settlement = node.SettlementConfig{Rail: node.RailEVM, RPC: "http://127.0.0.1:8545",
+			Escrow: "0x1000000000000000000000000000000000000001", Token: "0x2000000000000000000000000000000000000002", RPCTimeout: timeout}
+		return cfg
+	}
+	require.NoError(t, evmCfg("").Validate())
+	require.NoError(t, evmCfg("2s").Validate())
+	for _, bad := range []string{"soon", "0s", "-1s"} {
+		err := evmCfg(bad).Validate()
+		require.ErrorContains(t, err, "config settlement.rpc_timeout", bad)
+	}
+	cfg := node.DefaultConfig("cfgtest")
+	cfg.Settlement = node.SettlementConfig{RPCTimeout: "2s"}
+	require.ErrorContains(t, cfg.Validate(), `belong to rail = "evm"`)
+}

@@ -121,6 +121,7 @@ type Node struct {
 	// (its chain never reached); horizon learns it in the background.
 	horizonPending bool
 	horizon        *horizonLearner
+	horizonEvery   time.Duration // tests: 0 means horizonRetry
 	closeOnce      sync.Once
 	closeErr       error
 	// stopCh is closed when a client asked the daemon to stop (api_ops.go).
@@ -335,7 +336,11 @@ func (n *Node) Start(ctx context.Context) error {
 		return err
 	}
 	if n.horizonPending {
-		n.horizon = retryAcceptHorizon(n.Settler, n.Market, n.Config.Market, n.log, horizonRetry)
+		every := n.horizonEvery
+		if every <= 0 {
+			every = horizonRetry
+		}
+		n.horizon = retryAcceptHorizon(n.Settler, n.Market, n.Config.Market, n.log, every)
 	}
 	if _, err := n.Market.Store().Get(ctx, builtin.CapCodeSandboxed); err == nil {
 		n.sandbox.warm()

@@ -90,3 +90,28 @@ func TestHireOnAFrozenRPCFailsQuicklyNamingTheEndpoint(t *testing.T) {
 	require.ErrorIs(t, err2, ErrChainDown)
 	require.True(t, strings.Contains(err2.Error(), addr))
 }
+
+// TestHireOnAnRPCThatFreezesAfterItWasReached: the chain was reached,
+// then its endpoint stops answering (accepts, never answers). The hire's
+// requests give up after HireRPCTimeout and say which endpoint.
+func TestHireOnAnRPCThatFreezesAfterItWasReached(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	p := startLiar(t, n.a.URL)
+	k, err := GenerateKey()
+	require.NoError(t, err)
+	n.fundGas(t, k.Address())
+	rn := newRailNode(t, n, k, p.URL, SettlerConfig{HireRPCTimeout: 300 * time.Millisecond})
+	_, err = rn.s.Chain(t.Context())
+	require.NoError(t, err)
+	p.Freeze()
+	terms := escrow.LockTerms{JobID: "job-frozen", BuyerAddress: k.Address().Hex(),
+		SellerAddress: "0x3000000000000000000000000000000000000003", Amount: 1000, NotBefore: time.Now().Add(time.Minute)}
+	start := time.Now()
+	_, err = rn.s.PrepareLock(t.Context(), terms, 0)
+	took := time.Since(start)
+	require.ErrorIs(t, err, escrow.ErrRailUnavailable)
+	require.ErrorIs(t, err, ErrChainDown)
+	require.Contains(t, err.Error(), "chain unreachable: "+p.URL)
+	require.Less(t, took, RPCRequestTimeout, "the hire gave up after %s", took)
+	p.Truth()
+}

@@ -144,6 +144,7 @@ func TestLyingRPCForgedPaidLogLeavesAPendingRefundPending(t *testing.T) {
 	l := lockOf(t, buyer, escrow.RoleBuyer, "job-f")
 	forged := forgedJobLog(t, n, l, l.Amount, n.head(t))
 	bp.Lie("eth_getLogs", lyingrpc.Once(lyingrpc.AddLogs(func(lyingrpc.Request) []lyingrpc.Log { return []lyingrpc.Log{forged} })))
+	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "anvil_mine", 1)) // a new block for the reconcile to read
 	require.Eventually(t, func() bool { return bp.Told("eth_getLogs") == 1 && buyer.s.Stats().Disagreements > 0 }, 20*time.Second, 20*time.Millisecond)
 
 	rec := buyer.record(t, escrow.RoleBuyer, "job-f")
@@ -485,6 +486,7 @@ func TestLyingRPCForgedDepositIsNotBooked(t *testing.T) {
 	lg.Set("logIndex", "0x0")
 	lg.Set("removed", false)
 	bp.Lie("eth_getLogs", lyingrpc.Once(lyingrpc.AddLogs(func(lyingrpc.Request) []lyingrpc.Log { return []lyingrpc.Log{lg} })))
+	require.NoError(t, n.rpc.CallContext(t.Context(), nil, "anvil_mine", 1)) // a new block for the reconcile to read
 	require.Eventually(t, func() bool { return bp.Told("eth_getLogs") == 1 && buyer.s.Stats().Disagreements > before }, 20*time.Second, 20*time.Millisecond)
 	require.Equal(t, escrow.Balance{Available: 5_000_000, Deposited: 5_000_000}, buyer.balance(t))
 	require.NoError(t, buyer.esc.CheckInvariant(t.Context()))

@@ -201,6 +201,9 @@ type Figures struct {
 	// Redeemable is what it may redeem as a seller now: releases it holds
 	// and locks of silent buyers past their not-before.
 	Redeemable int64
+	// ProvisionalDeposits is what its deposits not yet WatchDepth blocks
+	// deep add up to: booked, and undone should a reorg take them.
+	ProvisionalDeposits int64
 }
 
 // Deposit is the node's money in the escrow contract: free plus lines.
@@ -240,6 +243,9 @@ func (s *Settler) Figures(ctx context.Context) (Figures, error) {
 			return f, err
 		}
 		f.Held += min(open, l.Balance)
+	}
+	if f.ProvisionalDeposits, err = s.ProvisionalDeposits(ctx); err != nil {
+		return f, err
 	}
 	_, err = esc.RailOpen(ctx, escrow.RoleSeller, func(rec escrow.Record) bool {
 		switch {
