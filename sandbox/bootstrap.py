@@ -57,12 +57,15 @@ def _boot():
         return b"".join(parts)
 
     def run():
-        # The prompts were for the interactive loop's read, which is over.
-        del sys.ps1, sys.ps2
-        src = read(int.from_bytes(read(8), "little")).decode("utf-8")
         # Taken before the job runs: a job that replaces posix._exit still
         # ends here, and the interactive loop never reads another line.
-        _run(src, posix._exit)
+        _exit = posix._exit
+        try:
+            # The prompts were for the interactive loop's read, which is over.
+            del sys.ps1, sys.ps2
+            _run(read(int.from_bytes(read(8), "little")).decode("utf-8"), _exit)
+        finally:
+            _exit(70)  # only if the job could not be read: _run exits
 
     # The interactive loop prints sys.ps1 before it reads: nothing.
     sys.ps1 = sys.ps2 = ""
