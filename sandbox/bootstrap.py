@@ -12,7 +12,7 @@
 # The wait is in the interactive loop, not in a read of this code, so that
 # no Python frame is on the wasm stack there: the functions on that stack
 # are the ones Asyncify instruments for the snapshot (python/refresh.sh),
-# and an instrumented bytecode loop made all Python code ~1.4x slower.
+# and an instrumented bytecode loop made CPU-bound Python ~1.3x slower.
 def _boot():
     import posix, sys, time, select, builtins, atexit
 
