@@ -502,6 +502,19 @@ func TestJobMainHasNothingOfTheBootstrap(t *testing.T) {
 	}
 }
 
+// A job that replaces the exit functions still ends when its code does:
+// the interactive loop the interpreter waited in never reads its stdin as
+// code.
+func TestJobEndsWhenItsCodeDoes(t *testing.T) {
+	res := run(t, sharedSandbox(t), sandbox.Request{
+		Code:  "import os, posix, sys\nos._exit = posix._exit = sys.exit = lambda *a: None\nprint('job')",
+		Stdin: "print('stdin ran as code')\n",
+	})
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	require.Equal(t, "job\n", res.Stdout)
+	require.Empty(t, res.Stderr)
+}
+
 func TestClocks(t *testing.T) {
 	s := sharedSandbox(t)
 	require.NoError(t, s.WaitReady(t.Context()))

@@ -25,12 +25,13 @@
 # start-ups if the instrumentation does not fit. That read is the
 # interactive loop's (-i), after the bootstrap has run, so no Python frame
 # is on the stack and the bytecode loop is not instrumented: instrumented,
-# it made every Python program ~1.4x slower.
+# it made CPU-bound Python ~1.3x slower in CPU time (README, Performance).
 #
 # The output is reproducible: the same pinned sources, toolchain and
 # bootstrap give the same bytes (SOURCE_DATE_EPOCH, -ffile-prefix-map, no
-# debug info, a zip with sorted names and fixed times; .ci/refresh-check
-# builds twice and compares). The wasm is compressed with
+# debug info, a zip with sorted names and fixed times; .ci/sandbox-builds
+# rebuilds when these inputs change and compares with the committed
+# files). The wasm is compressed with
 # `zstd -19 --long=27`; the Go decoder reads windows up to 128 MiB, so
 # keep --long at 27 or below.
 set -euo pipefail
