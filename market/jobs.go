@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -217,14 +218,20 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	j.settle(role, jobID)
 	var out JobRecord
+	var unchanged bool
 	for range 10 {
+		unchanged = false
 		err := j.db.Update(func(txn *badger.Txn) error {
 			item, err := txn.Get(jobKey(role, jobID))
 			if err != nil {
 				return err
 			}
 			var r JobRecord
-			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
+			var stored []byte
+			if err := item.Value(func(v []byte) error {
+				stored = append([]byte(nil), v...) // v is valid only inside Value
+				return json.Unmarshal(v, &r)
+			}); err != nil {
 				return err
 			}
 			fn(&r)
@@ -234,6 +241,12 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 				return err
 			}
 			out = r
+			if bytes.Equal(val, stored) {
+				// Nothing changed (a follow-up that finds the record
+				// already in that state): no write, no sync.
+				unchanged = true
+				return nil
+			}
 			return setJob(txn, r, val)
 		})
 		if errors.Is(err, badger.ErrConflict) {
@@ -242,7 +255,7 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
 		}
-		if err == nil {
+		if err == nil && !unchanged {
 			j.changed(out, false)
 		}
 		return err

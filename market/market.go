@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -110,6 +111,10 @@ type Market struct {
 	quoteMu sync.Mutex
 	quotes  map[string]SignedQuote // kept quotes, by seller and capability
 
+	// quoteSigs holds the quotes whose signature checked out, so that a
+	// quote a buyer reuses for many jobs costs one Ed25519 verification.
+	quoteSigs *lru.Cache[SignedQuote, struct{}]
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -142,6 +147,10 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	}
 	store.settlement = cfg.settlement
 	store.terms = cfg.terms()
+	quoteSigs, err := lru.New[SignedQuote, struct{}](maxVerifiedQuotes)
+	if err != nil {
+		return nil, fmt.Errorf("market: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
 		cfg:         cfg,
@@ -151,7 +160,8 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		escrow:      esc,
 		store:       store,
 		jobs:        &jobs{db: db, onChange: cfg.onJob},
-		latency:     &latencies{db: db, m: make(map[string]storedLatency)},
+		latency:     newLatencies(db),
+		quoteSigs:   quoteSigs,
 		misquote:    &misquotes{db: db, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},
