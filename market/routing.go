@@ -66,11 +66,12 @@ type latencies struct {
 	// whose latest value a background write will store.
 	written   map[string]time.Time
 	scheduled map[string]bool
-	writeMu   sync.Mutex // one write at a time: a later value never lands first
+	writeMu   sync.Mutex    // one write at a time: a later value never lands first
+	every     time.Duration // latencyPersistInterval; tests set their own
 }
 
 func newLatencies(db *badger.DB) *latencies {
-	return &latencies{db: db, m: make(map[string]storedLatency), written: make(map[string]time.Time), scheduled: make(map[string]bool)}
+	return &latencies{db: db, m: make(map[string]storedLatency), written: make(map[string]time.Time), scheduled: make(map[string]bool), every: latencyPersistInterval}
 }
 
 func (l *latencies) get(seller peer.ID, capID string) (storedLatency, bool) {
@@ -124,7 +125,7 @@ func (l *latencies) fold(seller peer.ID, capID string, d time.Duration) (string,
 func (l *latencies) due(k string) time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.written[k].Add(latencyPersistInterval)
+	return l.written[k].Add(l.every)
 }
 
 // write stores the key's latest value.
