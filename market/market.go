@@ -114,6 +114,8 @@ type Market struct {
 	// quoteSigs holds the quotes whose signature checked out, so that a
 	// quote a buyer reuses for many jobs costs one Ed25519 verification.
 	quoteSigs *lru.Cache[SignedQuote, struct{}]
+	// eventReaders pools the readers of job event streams (eventReader).
+	eventReaders sync.Pool
 
 	ctx    context.Context
 	cancel context.CancelFunc

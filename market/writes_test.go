@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -79,4 +80,23 @@ func TestLatencyHistoryIsWrittenOncePerIntervalAndAtClose(t *testing.T) {
 		return item.Value(func(v []byte) error { return json.Unmarshal(v, &stored) })
 	}))
 	require.Equal(t, 100, stored.Jobs)
+}
+
+// BenchmarkJobEventStreamRead reads a job's event stream (progress, then
+// the result line) as the buyer does, through the market's pooled reader:
+// a hire no longer allocates and zeroes a 64 KiB buffer.
+func BenchmarkJobEventStreamRead(b *testing.B) {
+	stream := []byte(`{"type":"started","job_id":"j1"}` + "\n" +
+		`{"type":"result","job_id":"j1","output":{"mean":5.5},"delivery":{"job_id":"j1"},"elapsed_ms":1}` + "\n")
+	m := &Market{}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := m.eventReader(bytes.NewReader(stream))
+		for {
+			if _, err := readLine(r, maxEventLine); err != nil {
+				break
+			}
+		}
+		m.putEventReader(r)
+	}
 }
