@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -551,7 +552,8 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 	// when the hire is cancelled or its deadline passes.
 	stopWatch := context.AfterFunc(jctx, func() { resp.Body.Close() })
 	defer stopWatch()
-	r := bufio.NewReaderSize(resp.Body, 64<<10)
+	r := m.eventReader(resp.Body)
+	defer m.putEventReader(r)
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
@@ -588,6 +590,27 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 			return nil, nil, errors.New(msg)
 		}
 	}
+}
+
+// eventBufferSize is the buffer a job's event stream is read through:
+// a result line carries the whole output, so a large buffer saves copies;
+// the readers are pooled so that a hire does not allocate (and zero) one.
+const eventBufferSize = 64 << 10
+
+// eventReader returns a pooled reader of body.
+func (m *Market) eventReader(body io.Reader) *bufio.Reader {
+	if r, ok := m.eventReaders.Get().(*bufio.Reader); ok {
+		r.Reset(body)
+		return r
+	}
+	return bufio.NewReaderSize(body, eventBufferSize)
+}
+
+// putEventReader returns r to the pool; what was read through it must not
+// be used after (readLine copies every line out of the buffer).
+func (m *Market) putEventReader(r *bufio.Reader) {
+	r.Reset(nil)
+	m.eventReaders.Put(r)
 }
 
 // pollJob asks the seller for a job's result until the lock's deadline. A

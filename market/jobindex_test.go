@@ -19,10 +19,16 @@ import (
 
 func memJobs(t *testing.T) *jobs {
 	t.Helper()
+	return &jobs{db: kv.Open(memBadger(t))}
+}
+
+// memBadger is a Badger database on disk in the test's temp directory.
+func memBadger(t *testing.T) *badger.DB {
+	t.Helper()
 	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	return &jobs{db: kv.Open(db)}
+	return db
 }
 
 func somePeer(t *testing.T) peer.ID {

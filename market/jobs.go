@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -217,7 +218,9 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	j.settle(role, jobID)
 	var out JobRecord
+	var unchanged bool
 	err := j.db.Update(func(txn kv.Txn) error {
+		unchanged = false // Update runs fn again after a lost conflict
 		v, err := txn.Get(jobKey(role, jobID))
 		if err != nil {
 			return err
@@ -233,6 +236,12 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 			return err
 		}
 		out = r
+		if bytes.Equal(val, v) {
+			// Nothing changed (a follow-up that finds the record
+			// already in that state): no write, no sync.
+			unchanged = true
+			return nil
+		}
 		return setJob(txn, r, val)
 	})
 	if errors.Is(err, kv.ErrNotFound) {
@@ -241,7 +250,9 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", jobID, err)
 	}
-	j.changed(out, false)
+	if !unchanged {
+		j.changed(out, false)
+	}
 	return nil
 }
 

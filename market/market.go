@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -125,6 +126,12 @@ type Market struct {
 	untaggedMu sync.Mutex
 	untagged   map[string]bool // kinds and signers of untagged messages logged
 
+	// quoteSigs holds the quotes whose signature checked out, so that a
+	// quote a buyer reuses for many jobs costs one Ed25519 verification.
+	quoteSigs *lru.Cache[SignedQuote, struct{}]
+	// eventReaders pools the readers of job event streams (eventReader).
+	eventReaders sync.Pool
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -158,6 +165,10 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 	}
 	store.settlement = cfg.settlement
 	store.terms.Store(cfg.terms())
+	quoteSigs, err := lru.New[SignedQuote, struct{}](maxVerifiedQuotes)
+	if err != nil {
+		return nil, fmt.Errorf("market: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Market{
 		cfg:         cfg,
@@ -167,7 +178,8 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		escrow:      esc,
 		store:       store,
 		jobs:        &jobs{db: kdb, onChange: cfg.onJob},
-		latency:     &latencies{db: kdb, m: make(map[string]storedLatency)},
+		latency:     newLatencies(kdb),
+		quoteSigs:   quoteSigs,
 		misquote:    &misquotes{db: kdb, m: make(map[peer.ID]storedMisquote)},
 		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
 		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},

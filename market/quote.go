@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -71,10 +72,23 @@ func signQuote(key crypto.PrivKey, q Quote) (SignedQuote, error) {
 // type tag: accepted until canon.UntaggedUntil.
 func (s SignedQuote) Untagged() bool { return s.Quote.Type == "" }
 
+// maxVerifiedQuotes caps the quotes whose checked signatures a market
+// remembers: a quote is valid for many jobs, and a seller sees each buyer's
+// kept quote again on every job. A quote is a few hundred bytes.
+const maxVerifiedQuotes = 4096
+
 // Verify checks that the quote is seller's, for buyer and capID, signed and
 // not expired at now (an untagged quote: and now before
 // canon.UntaggedUntil).
 func (s SignedQuote) Verify(seller, buyer peer.ID, capID string, now time.Time) error {
+	return s.verify(seller, buyer, capID, now, nil)
+}
+
+// verify is Verify; with seen, a quote whose signature checked out before
+// (the same terms and signature, byte for byte) skips the Ed25519
+// verification, and one that checks out now is added. Every other check
+// runs each time.
+func (s SignedQuote) verify(seller, buyer peer.ID, capID string, now time.Time, seen *lru.Cache[SignedQuote, struct{}]) error {
 	q := s.Quote
 	switch {
 	case q.Version != quoteVersion:
@@ -99,8 +113,16 @@ func (s SignedQuote) Verify(seller, buyer peer.ID, capID string, now time.Time) 
 	if !now.Before(exp) {
 		return fmt.Errorf("%w: expired at %s", ErrBadQuote, q.ExpiresAt)
 	}
+	if seen != nil {
+		if _, ok := seen.Get(s); ok {
+			return nil
+		}
+	}
 	if err := verifyTagged(seller, TypeQuote, s.Untagged(), q, s.Signature, now); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadQuote, err)
+	}
+	if seen != nil {
+		seen.Add(s, struct{}{})
 	}
 	return nil
 }

@@ -166,7 +166,15 @@ func (m *Market) rememberCounterparty(p peer.ID) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		if err := m.jobs.db.Update(func(txn kv.Txn) error { return txn.Set(counterpartyKey(p), []byte{1}) }); err != nil {
+		// Set once: a hire with a known counterparty commits nothing
+		// (an Update without writes costs no sync).
+		err := m.jobs.db.Update(func(txn kv.Txn) error {
+			if _, err := txn.Get(counterpartyKey(p)); err == nil {
+				return nil
+			}
+			return txn.Set(counterpartyKey(p), []byte{1})
+		})
+		if err != nil {
 			m.log.Warn("remember counterparty", "err", err)
 		}
 	}()

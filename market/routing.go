@@ -49,11 +49,29 @@ type storedLatency struct {
 	Jobs   int     `json:"jobs"`
 }
 
+// latencyPersistInterval is how often at most one seller's latency history
+// for one capability is written to Badger. A node hiring one seller many
+// times a second folds every job into the history in memory at once, and
+// writes it once per interval instead of once per job: it is routing data,
+// not money, and a crash loses at most this much of it. Close writes what
+// is left.
+const latencyPersistInterval = time.Second
+
 // latencies is the latency history, read through a memory cache.
 type latencies struct {
 	db *kv.DB
 	mu sync.Mutex
 	m  map[string]storedLatency
+	// written is when each key was last written; scheduled holds the keys
+	// whose latest value a background write will store.
+	written   map[string]time.Time
+	scheduled map[string]bool
+	writeMu   sync.Mutex    // one write at a time: a later value never lands first
+	every     time.Duration // latencyPersistInterval; tests set their own
+}
+
+func newLatencies(db *kv.DB) *latencies {
+	return &latencies{db: db, m: make(map[string]storedLatency), written: make(map[string]time.Time), scheduled: make(map[string]bool), every: latencyPersistInterval}
 }
 
 func (l *latencies) get(seller peer.ID, capID string) (storedLatency, bool) {
@@ -75,37 +93,81 @@ func (l *latencies) get(seller peer.ID, capID string) (storedLatency, bool) {
 		v = storedLatency{V: latencyVersion}
 	}
 	l.mu.Lock()
-	l.m[k] = v
+	if cur, ok := l.m[k]; ok {
+		v = cur // folded meanwhile
+	} else {
+		l.m[k] = v
+	}
 	l.mu.Unlock()
 	return v, v.Jobs > 0
 }
 
-// record folds one job's duration into seller's history for capID and
-// stores it.
-func (l *latencies) record(seller peer.ID, capID string, d time.Duration) error {
-	cur, _ := l.get(seller, capID)
+// fold adds one job's duration to seller's history for capID in memory. It
+// returns the key and whether the caller must schedule the key's write
+// (none is scheduled yet).
+func (l *latencies) fold(seller peer.ID, capID string, d time.Duration) (string, bool) {
+	l.get(seller, capID) // loads the stored history once
+	k := string(latencyKey(seller, capID))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.m[k]
 	cur.EWMAMS = route.UpdateEWMA(cur.EWMAMS, float64(d.Microseconds())/1000)
 	cur.Jobs++
+	l.m[k] = cur
+	if l.scheduled[k] {
+		return k, false
+	}
+	l.scheduled[k] = true
+	return k, true
+}
+
+// due is when the key's scheduled write may run.
+func (l *latencies) due(k string) time.Time {
 	l.mu.Lock()
-	l.m[string(latencyKey(seller, capID))] = cur
+	defer l.mu.Unlock()
+	return l.written[k].Add(l.every)
+}
+
+// write stores the key's latest value.
+func (l *latencies) write(k string) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	l.mu.Lock()
+	delete(l.scheduled, k)
+	cur := l.m[k]
+	l.written[k] = time.Now()
 	l.mu.Unlock()
 	val, err := json.Marshal(cur)
 	if err != nil {
 		return err
 	}
-	if err := l.db.Update(func(txn kv.Txn) error { return txn.Set(latencyKey(seller, capID), val) }); err != nil {
-		return fmt.Errorf("store latency of %s for %s: %w", seller, capID, err)
+	if err := l.db.Update(func(txn kv.Txn) error { return txn.Set([]byte(k), val) }); err != nil {
+		return fmt.Errorf("store latency history %s: %w", k, err)
 	}
 	return nil
 }
 
-// recordLatency stores a job's duration in the background: it is routing
-// data, not money, and the hire need not wait for its write.
+// recordLatency folds a job's duration into the history and stores it in
+// the background, at most once per latencyPersistInterval for each seller
+// and capability (sooner when the market closes): it is routing data, not
+// money, and the hire need not wait for its write.
 func (m *Market) recordLatency(seller peer.ID, capID string, d time.Duration) {
+	k, schedule := m.latency.fold(seller, capID, d)
+	if !schedule {
+		return // the write already scheduled stores this job too
+	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		if err := m.latency.record(seller, capID, d); err != nil {
+		if wait := time.Until(m.latency.due(k)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-m.ctx.Done(): // closing: write now
+				t.Stop()
+			}
+		}
+		if err := m.latency.write(k); err != nil {
 			m.log.Warn("record latency", "err", err)
 		}
 	}()

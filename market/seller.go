@@ -318,7 +318,7 @@ func DecodeJobRequest(data []byte) (JobRequest, *escrow.Lock, error) {
 func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lock *escrow.Lock) (Offer, int, []string, error) {
 	now := s.m.cfg.now()
 	q := req.Quote.Quote
-	if err := req.Quote.Verify(s.m.host.ID(), buyer, "", now); err != nil {
+	if err := req.Quote.verify(s.m.host.ID(), buyer, "", now, s.m.quoteSigs); err != nil {
 		return Offer{}, http.StatusForbidden, nil, err
 	}
 	if req.Quote.Untagged() {

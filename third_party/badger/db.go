@@ -858,9 +858,9 @@ func (db *DB) writeToLSM(b *request) error {
 			return y.Wrapf(err, "while writing to memTable")
 		}
 	}
-	if db.opt.SyncWrites {
-		return db.mt.SyncWAL()
-	}
+	// swarmwage patch: the write-ahead log is synced once per batch, by
+	// writeRequests (and by ensureRoomForWrite for a memtable it hands
+	// off), not once per request.
 	return nil
 }
 
@@ -900,6 +900,15 @@ func (db *DB) writeRequests(reqs []*request) error {
 			return y.Wrap(err, "writeRequests")
 		}
 		if err := db.writeToLSM(b); err != nil {
+			done(err)
+			return y.Wrap(err, "writeRequests")
+		}
+	}
+	// swarmwage patch (see third_party/PATCHES.md): one sync of the
+	// write-ahead log for the whole batch, before any of its requests is
+	// acknowledged (upstream synced after each request of the batch).
+	if count > 0 && db.opt.SyncWrites {
+		if err := db.mt.SyncWAL(); err != nil {
 			done(err)
 			return y.Wrap(err, "writeRequests")
 		}
@@ -1059,6 +1068,15 @@ func (db *DB) ensureRoomForWrite() error {
 	next, err := db.newMemTable()
 	if err != nil {
 		return y.Wrapf(err, "cannot create new mem table")
+	}
+	// swarmwage patch: the full memtable may hold writes of the batch
+	// being written, whose one sync (writeRequests) reaches only the next
+	// memtable's log: sync this one's before it is handed off.
+	if db.opt.SyncWrites {
+		if err := db.mt.SyncWAL(); err != nil {
+			next.DecrRef() // deletes its empty write-ahead log
+			return y.Wrapf(err, "sync the full memtable's write-ahead log")
+		}
 	}
 	for {
 		select {

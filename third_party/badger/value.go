@@ -829,8 +829,13 @@ func (vlog *valueLog) write(reqs []*request) error {
 	curlf := vlog.filesMap[maxFid]
 	vlog.filesLock.RUnlock()
 
+	// swarmwage patch (see third_party/PATCHES.md): sync only when this
+	// call wrote to the value log. Most batches write only small values,
+	// which go to the memtable's write-ahead log; upstream msynced the
+	// whole (80 MiB) mapped file after every batch all the same.
+	var wroteAny bool
 	defer func() {
-		if vlog.opt.SyncWrites {
+		if vlog.opt.SyncWrites && wroteAny {
 			if err := curlf.Sync(); err != nil {
 				vlog.opt.Errorf("Error while curlf sync: %v\n", err)
 			}
@@ -915,6 +920,7 @@ func (vlog *valueLog) write(reqs []*request) error {
 				return err
 			}
 			written++
+			wroteAny = true
 			bytesWritten += buf.Len()
 			// No need to flush anything, we write to file directly via mmap.
 		}

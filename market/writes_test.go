@@ -1,0 +1,106 @@
+package market
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/internal/kv"
+)
+
+// A hire's follow-up writes that change nothing commit nothing: each
+// commit is a sync of the write-ahead log on the node's Badger
+// (SyncWrites), which was most of a hire's CPU (issue 25). Badger's commit
+// timestamp (MaxVersion) moves with every commit that writes.
+func TestUnchangedFollowUpsCommitNothing(t *testing.T) {
+	db := memBadger(t)
+	j := &jobs{db: kv.Open(db)}
+	seller := somePeer(t)
+	require.NoError(t, j.put(JobRecord{JobID: "b1", Role: RoleBuyer, Seller: seller, Buyer: seller, Status: StatusVerified}))
+
+	testCases := []struct {
+		name   string
+		change func(*JobRecord)
+		writes bool
+	}{
+		{"a follow-up that finds the record decided", func(r *JobRecord) {
+			if r.Status == StatusRunning {
+				r.Status = StatusFailed
+			}
+		}, false},
+		{"a real change", func(r *JobRecord) { r.SettleSent = true }, true},
+		{"the same change again", func(r *JobRecord) { r.SettleSent = true }, false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := db.MaxVersion()
+			require.NoError(t, j.update(RoleBuyer, "b1", tc.change))
+			require.Equal(t, tc.writes, db.MaxVersion() > before)
+		})
+	}
+	r, err := j.get(RoleBuyer, "b1")
+	require.NoError(t, err)
+	require.True(t, r.SettleSent)
+	require.Equal(t, StatusVerified, r.Status)
+}
+
+// The latency history of a seller hired many times a second is written at
+// most once per latencyPersistInterval, holds every job in memory at once,
+// and what is left is written when the market closes.
+func TestLatencyHistoryIsWrittenOncePerIntervalAndAtClose(t *testing.T) {
+	db := memBadger(t)
+	j := &jobs{db: kv.Open(db)}
+	seller := somePeer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Market{latency: newLatencies(j.db), ctx: ctx, cancel: cancel, log: slog.New(slog.DiscardHandler)}
+	m.latency.every = time.Hour // no interval ends during the test: only the first write and Close's
+	before := db.MaxVersion()
+	for range 50 {
+		m.recordLatency(seller, "compute.statistics.mean", 2*time.Millisecond)
+	}
+	h, ok := m.latency.get(seller, "compute.statistics.mean")
+	require.True(t, ok)
+	require.Equal(t, 50, h.Jobs, "every job is in the history at once")
+	require.Eventually(t, func() bool { return db.MaxVersion() > before }, 10*time.Second, 5*time.Millisecond, "the first job is written at once")
+	for range 50 {
+		m.recordLatency(seller, "compute.statistics.mean", 2*time.Millisecond)
+	}
+	require.Equal(t, before+1, db.MaxVersion(), "one write for 100 jobs within the interval")
+	m.cancel() // Close: the scheduled write runs now
+	m.wg.Wait()
+	require.Equal(t, before+2, db.MaxVersion(), "the last jobs are written at close")
+	var stored storedLatency
+	require.NoError(t, db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(latencyKey(seller, "compute.statistics.mean"))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error { return json.Unmarshal(v, &stored) })
+	}))
+	require.Equal(t, 100, stored.Jobs)
+}
+
+// BenchmarkJobEventStreamRead reads a job's event stream (progress, then
+// the result line) as the buyer does, through the market's pooled reader:
+// a hire no longer allocates and zeroes a 64 KiB buffer.
+func BenchmarkJobEventStreamRead(b *testing.B) {
+	stream := []byte(`{"type":"started","job_id":"j1"}` + "\n" +
+		`{"type":"result","job_id":"j1","output":{"mean":5.5},"delivery":{"job_id":"j1"},"elapsed_ms":1}` + "\n")
+	m := &Market{}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := m.eventReader(bytes.NewReader(stream))
+		for {
+			if _, err := readLine(r, maxEventLine); err != nil {
+				break
+			}
+		}
+		m.putEventReader(r)
+	}
+}
