@@ -32,6 +32,13 @@ func TestOfflineJobsAreTheDaemons(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, escrow.StateReleased, res.State)
+	// The hire returns once the job is released; the seller's
+	// acknowledgement of the settle is recorded after that. Compare the
+	// two views once the record has stopped changing.
+	require.Eventually(t, func() bool {
+		r, err := buyer.Market.Job(ctx, res.JobID)
+		return err == nil && r.SettleSent
+	}, 30*time.Second, 10*time.Millisecond, "the seller acknowledges the settle")
 
 	online, err := node.OpenEnv(dir, node.ReadOnly)
 	require.NoError(t, err)
