@@ -166,9 +166,10 @@ func TestLyingRPCForgedPaidLogLeavesAPendingRefundPending(t *testing.T) {
 // TestLyingRPCWrongJobStateMovesNoMoney: the endpoint's eth_call of
 // job() says PAID for the buyer's pending refund, and CANCELLED for the
 // seller's released job that its redeem paid. Neither node books the
-// state alone: the buyer's refund stays pending, the seller's job stays
-// released and unpaid in its ledger, both noted. With the truth the
-// buyer's cancel goes through and the seller books its payment.
+// state alone: the buyer's refund stays pending (its cancel still goes
+// out before the not-before: the lie must not keep it off the chain), the
+// seller's job stays released and unpaid in its ledger, both noted. With
+// the truth the buyer books the cancel and the seller its payment.
 func TestLyingRPCWrongJobStateMovesNoMoney(t *testing.T) {
 	n, buyer, seller, bp, sp := lyingNet(t, SettlerConfig{})
 	ctx := t.Context()
@@ -190,7 +191,12 @@ func TestLyingRPCWrongJobStateMovesNoMoney(t *testing.T) {
 	require.True(t, b.RefundPending)
 	require.Empty(t, b.ChainOutcome)
 	require.Equal(t, int64(70_000), buyer.balance(t).Held)
-	require.Zero(t, n.jobState(t, buyer.key.Address(), seller.key.Address(), "job-w"), "open on chain: no cancel was sent")
+	// The lie does not keep the cancel from going out before the
+	// not-before (after which it would not count): the chain cancels it,
+	// and the buyer still books nothing the lying job() contradicts.
+	require.Eventually(t, func() bool { return n.jobState(t, buyer.key.Address(), seller.key.Address(), "job-w") == 2 }, 30*time.Second, 50*time.Millisecond,
+		"the cancel was sent although the endpoint says the job is paid")
+	require.True(t, buyer.record(t, escrow.RoleBuyer, "job-w").RefundPending)
 	s := seller.record(t, escrow.RoleSeller, "job-w2")
 	require.Equal(t, escrow.StateReleased, s.State)
 	require.Empty(t, s.ChainOutcome, "the seller books no cancel from an eth_call")

@@ -629,6 +629,7 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 		if err != nil {
 			return
 		}
+		beforeNotBefore := uint64(time.Now().Unix()) < l.NotBefore
 		switch {
 		case j.State != 0:
 			// Settled on chain: find the event that settled it and apply
@@ -637,9 +638,18 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			if err := s.resolve(ctx, r, rec); err != nil {
 				s.trouble("refund: find the job's outcome on chain", err, "job", rec.JobID)
 			}
-			s.wait("cancel/"+rec.JobID, 10*time.Second)
-			continue
-		case uint64(time.Now().Unix()) >= l.NotBefore:
+			now, err := s.escrow().GetRole(ctx, rec.JobID, rec.Role)
+			if err != nil || !now.RefundPending || !beforeNotBefore {
+				s.wait("cancel/"+rec.JobID, 10*time.Second)
+				continue
+			}
+			// No event the chain confirms says so: the job() answer alone
+			// (an endpoint that lies about it) must not keep the cancel
+			// from going out before the not-before, after which it no
+			// longer counts. The contract skips a job that is not open, so
+			// a cancel of one the chain really settled changes nothing.
+			s.log.Warn("refund: the endpoint says the job is settled but the chain confirms no event of it; cancelling anyway", "job", rec.JobID, "state", jobStateName(j.State))
+		case !beforeNotBefore:
 			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
 			s.wait("cancel/"+rec.JobID, 10*time.Minute)
 			continue
