@@ -248,6 +248,39 @@ func TestLyingRPCMissingLogsConvergeOnTheTruth(t *testing.T) {
 	tokensConserved(t, n, buyer, seller, 10_000_000)
 }
 
+// TestLyingRPCMissingCancelOfARefundedJobIsFound: the seller's endpoint
+// leaves every Cancelled log out while the buyer refunds and cancels. The
+// seller's refunded job is off the rail's open index (it never claims
+// it), so only the sweep's reading of refunded jobs on chain finds the
+// cancel once the endpoint tells the truth: both ledgers then agree with
+// the chain.
+func TestLyingRPCMissingCancelOfARefundedJobIsFound(t *testing.T) {
+	n, buyer, seller, _, sp := lyingNet(t, SettlerConfig{})
+	ctx := t.Context()
+	sp.Lie("eth_getLogs", lyingrpc.DropLogs(lyingrpc.HasTopic0(cancelledTopic.Hex())))
+	hire(t, buyer, seller, "job-mc", 40_000, time.Minute, 10*time.Second)
+	st, err := buyer.esc.Refund(ctx, "job-mc", "verification failed", []string{"value_matches"})
+	require.NoError(t, err)
+	require.NoError(t, seller.esc.ApplySettle(ctx, st))
+	require.Eventually(t, func() bool {
+		return buyer.record(t, escrow.RoleBuyer, "job-mc").ChainOutcome == escrow.RailCancelled
+	}, 20*time.Second, 50*time.Millisecond)
+	cancelledIn := buyer.record(t, escrow.RoleBuyer, "job-mc").ChainBlock
+	require.Eventually(t, func() bool { return seller.cursor(t).Block >= cancelledIn && sp.Told("eth_getLogs") > 0 }, 20*time.Second, 50*time.Millisecond,
+		"the seller's reconcile read the cancel's block without its log")
+	require.Empty(t, seller.record(t, escrow.RoleSeller, "job-mc").ChainOutcome)
+
+	sp.Truth()
+	require.Eventually(t, func() bool {
+		return seller.record(t, escrow.RoleSeller, "job-mc").ChainOutcome == escrow.RailCancelled
+	}, 60*time.Second, 100*time.Millisecond)
+	ledgersAgree(t, n, buyer, seller, "job-mc", escrow.RailCancelled)
+	require.Contains(t, seller.record(t, escrow.RoleSeller, "job-mc").ChainNote, "missing from the endpoint's eth_getLogs")
+	require.Equal(t, escrow.Balance{}, seller.balance(t))
+	require.Equal(t, escrow.Balance{Available: 5_000_000, Deposited: 5_000_000}, buyer.balance(t))
+	tokensConserved(t, n, buyer, seller, 10_000_000)
+}
+
 // TestLyingRPCReceiptsThatDisagreeWithTheLogs: the buyer's endpoint
 // answers every receipt without its logs. The Paid and Cancelled events
 // eth_getLogs shows are not acted on (their receipts do not hold them):
