@@ -63,6 +63,17 @@
 //     again and again: allocations, payouts and cancels vanish and must be
 //     re-sent. Afterwards a restart of every daemon must change nothing.
 //     The soak (-soak) runs 40 reorgs instead of 5.
+//   - A lying chain endpoint (evm, issue 30): every daemon, buyer and
+//     sellers, reads the chain through its own internal/lyingrpc proxy in
+//     front of anvil (evmConfig.rpc). The proxies tell one lie after
+//     another while hires of both sellers run, each until every proxy told
+//     it: forged Paid logs of the dishonest seller's jobs and Cancelled
+//     logs of the honest one's, every log left out, logs in reverse order,
+//     job() answering another state than the chain's, receipts without
+//     their logs, heads 6 blocks back on every other answer, answers
+//     larger than the rail's limit, answers 250 ms late; then the truth
+//     for a hire of each seller. The soak (-soak) cycles through the lies
+//     5 times instead of once.
 //
 // After each run the suite compares the ledgers job by job, read with the
 // CLI (escrow list --json, wallet balance --json, jobs list --json), and

@@ -75,6 +75,8 @@ func classify(what string, err error, abis ...*abi.ABI) error {
 	}
 	msg := err.Error()
 	switch {
+	case blockGone(err):
+		return fmt.Errorf("%s: %w: the block it was read at is no longer on the chain (the endpoint answered %q)", what, ErrReorg, msg)
 	case strings.Contains(msg, "insufficient funds"), strings.Contains(msg, "gas required exceeds allowance: 0"):
 		return fmt.Errorf("%s: %w: %v", what, ErrNoGas, err)
 	case strings.Contains(msg, "execution reverted"):
@@ -83,6 +85,20 @@ func classify(what string, err error, abis ...*abi.ABI) error {
 		return fmt.Errorf("%s: %w: %v", what, ErrChainDown, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// blockGone reports whether err is the endpoint saying that the block a
+// read was pinned to (by hash: the rail reads at the confirmed block's
+// hash) is not on its chain: a reorg replaced it between reading the
+// header and reading at it. Anvil answers -32001 "Resource not found",
+// geth "header not found" or "unknown block".
+func blockGone(err error) bool {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == -32001 {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "resource not found") || strings.Contains(msg, "header not found") || strings.Contains(msg, "unknown block")
 }
 
 func isConnErr(err error) bool {

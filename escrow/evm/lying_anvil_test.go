@@ -167,9 +167,10 @@ func TestLyingRPCForgedPaidLogLeavesAPendingRefundPending(t *testing.T) {
 // TestLyingRPCWrongJobStateMovesNoMoney: the endpoint's eth_call of
 // job() says PAID for the buyer's pending refund, and CANCELLED for the
 // seller's released job that its redeem paid. Neither node books the
-// state alone: the buyer's refund stays pending, the seller's job stays
-// released and unpaid in its ledger, both noted. With the truth the
-// buyer's cancel goes through and the seller books its payment.
+// state alone: the buyer's refund stays pending (its cancel still goes
+// out before the not-before: the lie must not keep it off the chain), the
+// seller's job stays released and unpaid in its ledger, both noted. With
+// the truth the buyer books the cancel and the seller its payment.
 func TestLyingRPCWrongJobStateMovesNoMoney(t *testing.T) {
 	n, buyer, seller, bp, sp := lyingNet(t, SettlerConfig{})
 	ctx := t.Context()
@@ -191,7 +192,12 @@ func TestLyingRPCWrongJobStateMovesNoMoney(t *testing.T) {
 	require.True(t, b.RefundPending)
 	require.Empty(t, b.ChainOutcome)
 	require.Equal(t, int64(70_000), buyer.balance(t).Held)
-	require.Zero(t, n.jobState(t, buyer.key.Address(), seller.key.Address(), "job-w"), "open on chain: no cancel was sent")
+	// The lie does not keep the cancel from going out before the
+	// not-before (after which it would not count): the chain cancels it,
+	// and the buyer still books nothing the lying job() contradicts.
+	require.Eventually(t, func() bool { return n.jobState(t, buyer.key.Address(), seller.key.Address(), "job-w") == 2 }, 30*time.Second, 50*time.Millisecond,
+		"the cancel was sent although the endpoint says the job is paid")
+	require.True(t, buyer.record(t, escrow.RoleBuyer, "job-w").RefundPending)
 	s := seller.record(t, escrow.RoleSeller, "job-w2")
 	require.Equal(t, escrow.StateReleased, s.State)
 	require.Empty(t, s.ChainOutcome, "the seller books no cancel from an eth_call")
@@ -240,6 +246,39 @@ func TestLyingRPCMissingLogsConvergeOnTheTruth(t *testing.T) {
 	require.Greater(t, buyer.s.Stats().Disagreements, before, "the omission is counted")
 	require.Contains(t, buyer.record(t, escrow.RoleBuyer, "job-m").ChainNote, "missing from the endpoint's eth_getLogs")
 	require.Equal(t, escrow.Balance{Available: 4_960_000, Paid: 40_000, Deposited: 5_000_000}, buyer.balance(t))
+	tokensConserved(t, n, buyer, seller, 10_000_000)
+}
+
+// TestLyingRPCMissingCancelOfARefundedJobIsFound: the seller's endpoint
+// leaves every Cancelled log out while the buyer refunds and cancels. The
+// seller's refunded job is off the rail's open index (it never claims
+// it), so only the sweep's reading of refunded jobs on chain finds the
+// cancel once the endpoint tells the truth: both ledgers then agree with
+// the chain.
+func TestLyingRPCMissingCancelOfARefundedJobIsFound(t *testing.T) {
+	n, buyer, seller, _, sp := lyingNet(t, SettlerConfig{})
+	ctx := t.Context()
+	sp.Lie("eth_getLogs", lyingrpc.DropLogs(lyingrpc.HasTopic0(cancelledTopic.Hex())))
+	hire(t, buyer, seller, "job-mc", 40_000, time.Minute, 10*time.Second)
+	st, err := buyer.esc.Refund(ctx, "job-mc", "verification failed", []string{"value_matches"})
+	require.NoError(t, err)
+	require.NoError(t, seller.esc.ApplySettle(ctx, st))
+	require.Eventually(t, func() bool {
+		return buyer.record(t, escrow.RoleBuyer, "job-mc").ChainOutcome == escrow.RailCancelled
+	}, 20*time.Second, 50*time.Millisecond)
+	cancelledIn := buyer.record(t, escrow.RoleBuyer, "job-mc").ChainBlock
+	require.Eventually(t, func() bool { return seller.cursor(t).Block >= cancelledIn && sp.Told("eth_getLogs") > 0 }, 20*time.Second, 50*time.Millisecond,
+		"the seller's reconcile read the cancel's block without its log")
+	require.Empty(t, seller.record(t, escrow.RoleSeller, "job-mc").ChainOutcome)
+
+	sp.Truth()
+	require.Eventually(t, func() bool {
+		return seller.record(t, escrow.RoleSeller, "job-mc").ChainOutcome == escrow.RailCancelled
+	}, 60*time.Second, 100*time.Millisecond)
+	ledgersAgree(t, n, buyer, seller, "job-mc", escrow.RailCancelled)
+	require.Contains(t, seller.record(t, escrow.RoleSeller, "job-mc").ChainNote, "missing from the endpoint's eth_getLogs")
+	require.Equal(t, escrow.Balance{}, seller.balance(t))
+	require.Equal(t, escrow.Balance{Available: 5_000_000, Deposited: 5_000_000}, buyer.balance(t))
 	tokensConserved(t, n, buyer, seller, 10_000_000)
 }
 

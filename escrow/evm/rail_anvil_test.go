@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
 )
 
@@ -346,4 +348,59 @@ func TestWaitReportsReorgOfItsTransaction(t *testing.T) {
 	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", 4))
 	err = <-done
 	require.ErrorIs(t, err, ErrReorg)
+}
+
+// TestReadAtAReplacedBlockSaysTheChainReorganized: a read pinned to a
+// block's hash after a reorg replaced that block (anvil answers a bare
+// -32001 "Resource not found") is an ErrReorg that says what was being
+// read and that the block is no longer on the chain, and the escrow sees
+// it as the rail being unavailable for now (a hire retries), not as a
+// refusal.
+func TestReadAtAReplacedBlockSaysTheChainReorganized(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	ctx := t.Context()
+	var snap string
+	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", 2))
+	gone, err := n.buyer.eth.HeaderByNumber(ctx, nil)
+	require.NoError(t, err)
+	var ok bool
+	require.NoError(t, n.rpc.CallContext(ctx, &ok, "evm_revert", snap))
+	require.True(t, ok)
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "evm_increaseTime", 7))
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", 4))
+
+	_, err = n.buyer.esc.Line(&bind.CallOpts{Context: ctx, BlockHash: gone.Hash()}, n.buyer.Address(), n.seller.Address())
+	require.Error(t, err, "the block is gone")
+	err = classify("read line", err, n.buyer.abis...)
+	require.ErrorIs(t, err, ErrReorg)
+	require.ErrorContains(t, err, "read line: evm: chain reorganized: the block it was read at is no longer on the chain")
+	require.ErrorIs(t, railErr(err), escrow.ErrRailUnavailable)
+}
+
+// rpcErr is an endpoint's JSON-RPC error.
+type rpcErr struct {
+	code int
+	msg  string
+}
+
+func (e rpcErr) Error() string  { return e.msg }
+func (e rpcErr) ErrorCode() int { return e.code }
+
+func TestClassifyBlockGone(t *testing.T) {
+	for _, tc := range []struct {
+		err   error
+		reorg bool
+	}{
+		{rpcErr{-32001, "Resource not found"}, true},  // anvil
+		{rpcErr{-32000, "header not found"}, true},    // geth
+		{errors.New("unknown block"), true},           // erigon and others
+		{rpcErr{-32000, "execution reverted"}, false}, // a revert
+		{rpcErr{-32602, "invalid argument 0"}, false}, // a bad request
+		{errors.New("nonce too low"), false},
+	} {
+		err := classify("read the job on chain", tc.err)
+		require.Equal(t, tc.reorg, errors.Is(err, ErrReorg), "%v", tc.err)
+		require.ErrorContains(t, err, "read the job on chain: ")
+	}
 }

@@ -399,7 +399,8 @@ func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error
 // then) would leave the job unsettled for good once the cursor passed
 // its block. So every sweepEvery reconcile passes (and at start) the
 // worker reads job(buyer, seller, jobId) of the node's jobs the chain
-// may have settled (decided, or past their not-before) and applies
+// may have settled (decided, or past their not-before; as a seller also
+// the newest jobs the buyer refunded) and applies
 // what it finds, verified like any event (resolve). One found in a block
 // the reconcile had read already is counted as a disagreement: the
 // endpoint's logs left it out.
@@ -425,6 +426,23 @@ func (s *Settler) sweep(ctx context.Context, r *Rail) {
 			return
 		}
 		recs = append(recs, rs...)
+	}
+	// A seller's job the buyer refunded leaves the rail's open index (the
+	// seller never claims it), so its cancel is learnt from the
+	// reconcile's logs alone: an endpoint that left the Cancelled log out
+	// would leave it without a chain outcome for good. The newest of
+	// those are read on chain too.
+	for _, st := range []escrow.State{escrow.StateDisputed, escrow.StateRefunded} {
+		rs, err := esc.List(ctx, escrow.Filter{Role: escrow.RoleSeller, State: st, Limit: sweepBatch})
+		if err != nil {
+			s.log.Warn("sweep: list the refunded jobs", "err", err)
+			return
+		}
+		for _, rec := range rs {
+			if rec.Rail == escrow.RailEVM && rec.ChainOutcome == "" && rec.Lock != nil {
+				recs = append(recs, rec)
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for _, rec := range recs {
@@ -629,6 +647,7 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 		if err != nil {
 			return
 		}
+		beforeNotBefore := uint64(time.Now().Unix()) < l.NotBefore
 		switch {
 		case j.State != 0:
 			// Settled on chain: find the event that settled it and apply
@@ -637,9 +656,18 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			if err := s.resolve(ctx, r, rec); err != nil {
 				s.trouble("refund: find the job's outcome on chain", err, "job", rec.JobID)
 			}
-			s.wait("cancel/"+rec.JobID, 10*time.Second)
-			continue
-		case uint64(time.Now().Unix()) >= l.NotBefore:
+			now, err := s.escrow().GetRole(ctx, rec.JobID, rec.Role)
+			if err != nil || !now.RefundPending || !beforeNotBefore {
+				s.wait("cancel/"+rec.JobID, 10*time.Second)
+				continue
+			}
+			// No event the chain confirms says so: the job() answer alone
+			// (an endpoint that lies about it) must not keep the cancel
+			// from going out before the not-before, after which it no
+			// longer counts. The contract skips a job that is not open, so
+			// a cancel of one the chain really settled changes nothing.
+			s.log.Warn("refund: the endpoint says the job is settled but the chain confirms no event of it; cancelling anyway", "job", rec.JobID, "state", jobStateName(j.State))
+		case !beforeNotBefore:
 			s.log.Warn("refund not cancelled on chain before the job's not-before: the seller may claim it", "job", rec.JobID)
 			s.wait("cancel/"+rec.JobID, 10*time.Minute)
 			continue
