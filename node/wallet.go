@@ -62,6 +62,9 @@ type ChainInfo struct {
 	Held string `json:"held"`
 	// Redeemable is what it may redeem as a seller now.
 	Redeemable string `json:"redeemable"`
+	// Provisional is what of its deposits is not yet evm.WatchDepth
+	// blocks deep: booked, but undone if a reorg takes the deposit away.
+	Provisional string `json:"provisional"`
 }
 
 // MarshalJSON writes the balance's fields, then "rail" and, on evm,
@@ -162,6 +165,7 @@ func Wallet(ctx context.Context, esc *escrow.Escrow, s *evm.Settler) (WalletInfo
 		Token: escrow.FormatAmount(f.Token), Gas: formatEther(f.Gas),
 		Deposit: escrow.FormatAmount(f.Deposit()), Free: escrow.FormatAmount(f.Free), Lines: escrow.FormatAmount(f.Lines),
 		Withdrawing: escrow.FormatAmount(f.Withdrawing), Held: escrow.FormatAmount(f.Held), Redeemable: escrow.FormatAmount(f.Redeemable),
+		Provisional: escrow.FormatAmount(f.ProvisionalDeposits),
 	}
 	w.Withdrawing = min(max(f.Withdrawing, 0), max(w.Available, 0))
 	w.Available -= w.Withdrawing

@@ -228,7 +228,7 @@ type walletJSON struct {
 	Deposit     string `json:"deposit"`
 	Redeemable  string `json:"redeemable"`
 	Chain       *struct {
-		Free, Lines, Held string
+		Free, Lines, Held, Provisional string
 	} `json:"chain"`
 }
 
@@ -268,6 +268,7 @@ func TestCLIEVMRail(t *testing.T) {
 	require.Equal(t, "0", w.Token)
 	require.NotEqual(t, "0", w.Gas)
 	require.Equal(t, "10", w.Available)
+	require.Equal(t, "10", w.Chain.Provisional, "a deposit a few blocks deep is provisional: a reorg would undo it")
 
 	// Released: the token lands in the seller's address.
 	m.sell(t, "compute.statistics.mean", "0.05")

@@ -203,6 +203,7 @@ func printWallet(c *cli.Context, w node.WalletInfo) {
 		{"deposit", ch.Deposit, fmt.Sprintf("in the escrow: %s free, %s in sellers' lines (%s asked back)", ch.Free, ch.Lines, ch.Withdrawing)},
 		{"held", ch.Held, "backing jobs the chain has not settled"},
 		{"redeemable", ch.Redeemable, "earned, to be redeemed to the node's address"},
+		{"provisional", ch.Provisional, "of the deposits, not yet deep enough on chain: a reorg would undo them"},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", row[0], row[1], row[2])
 	}
