@@ -10,10 +10,10 @@
 #        contracts/build.sh --check   rebuild into a temp dir; exit 1 if the
 #                                     committed artifacts or bindings differ
 # Needs node and npm (installs the pinned tools with 'npm ci' when missing) and Go.
+# The bindings are abigen's, from go-ethereum at go.mod's version.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-abigen=(go run github.com/ethereum/go-ethereum/cmd/abigen@v1.17.10)
 check=false
 case "${1:-}" in
   "") ;;
@@ -31,27 +31,23 @@ esac
 artifacts=artifacts
 bindings=../escrow/evm/contract
 hostile=../escrow/evm/internal/hostile
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 if $check; then
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   artifacts=$tmp/artifacts bindings=$tmp/contract hostile=$tmp/hostile
 fi
 mkdir -p "$artifacts" "$bindings" "$hostile"
 
 node compile.cjs "$artifacts" SwarmwageEscrow.sol TestStablecoin.sol test/HostileTokens.sol
 
+# The bindings come from go-ethereum's abigen library at the version go.mod
+# pins (escrow/evm/contract/bindgen), built once, in this module.
+bindgen=$tmp/bindgen
+(cd .. && go build -o "$bindgen" ./escrow/evm/contract/bindgen)
+
 # bind NAME PKG OUTFILE: Go binding of one artifact (ABI, and bytecode for Deploy).
 bind() {
-  local name=$1 pkg=$2 out=$3 work
-  work=$(mktemp -d)
-  node -e '
-    const a = require(process.argv[1]);
-    const fs = require("fs");
-    fs.writeFileSync(process.argv[2] + "/abi.json", JSON.stringify(a.abi));
-    fs.writeFileSync(process.argv[2] + "/bin.hex", a.bytecode.replace(/^0x/, ""));
-  ' "$(cd "$artifacts" && pwd)/$name.json" "$work"
-  "${abigen[@]}" --abi "$work/abi.json" --bin "$work/bin.hex" --pkg "$pkg" --type "$name" --out "$out"
-  rm -rf "$work"
+  "$bindgen" -artifact "$artifacts/$1.json" -pkg "$2" -type "$1" -out "$3"
 }
 bind SwarmwageEscrow contract "$bindings/escrow.go"
 bind TestStablecoin contract "$bindings/stablecoin.go"
