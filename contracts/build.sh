@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-abigen=(go run github.com/ethereum/go-ethereum/cmd/abigen@v1.17.10)
+abigen_pkg=github.com/ethereum/go-ethereum/cmd/abigen@v1.17.10
 check=false
 case "${1:-}" in
   "") ;;
@@ -33,10 +33,16 @@ bindings=../escrow/evm/contract
 hostile=../escrow/evm/internal/hostile
 if $check; then
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   artifacts=$tmp/artifacts bindings=$tmp/contract hostile=$tmp/hostile
 fi
 mkdir -p "$artifacts" "$bindings" "$hostile"
+
+# The pinned abigen, built once for the six bindings below ('go run' would
+# link it again for each).
+tools=$(mktemp -d)
+trap 'rm -rf "$tools" ${tmp:+"$tmp"}' EXIT
+GOBIN=$tools go install "$abigen_pkg"
+abigen=("$tools/abigen")
 
 node compile.cjs "$artifacts" SwarmwageEscrow.sol TestStablecoin.sol test/HostileTokens.sol
 
