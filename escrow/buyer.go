@@ -221,7 +221,7 @@ func (e *Escrow) prepareRailLock(ctx context.Context, l *Lock, sellerAddr string
 	l.Rail, l.BuyerAddress, l.SellerAddress = r.Name(), r.Address(), addr
 	// The seller may claim once the buyer's own timers had their turn.
 	l.NotBefore = msgTime(l.Deadline.Add(l.Window).Add(e.cfg.settleGrace))
-	open, release, err := e.reserveRail(ctx, RoleBuyer, addr, l.Amount)
+	open, release, err := e.reserveRail(ctx, RoleBuyer, addr, l.JobID, l.Amount)
 	if err != nil {
 		return nil, err
 	}

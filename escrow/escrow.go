@@ -52,9 +52,10 @@ type Escrow struct {
 	closeMu sync.RWMutex
 
 	// railMu guards railReserved: amounts being locked on the rail, per
-	// role and counterparty (reserveRail).
+	// role and counterparty, by the rail index key of their job
+	// (reserveRail).
 	railMu       sync.Mutex
-	railReserved map[string]int64
+	railReserved map[string]map[string]int64
 	// held shared by changes in flight, exclusive by Close
 	closed atomic.Bool
 
@@ -95,7 +96,7 @@ func New(db *badger.DB, key crypto.PrivKey, opts ...Option) (*Escrow, error) {
 		db: db, key: key, self: self, cfg: cfg,
 		log: cfg.logger.With("subsystem", ServiceName),
 		ctx: ctx, cancel: cancel,
-		railReserved: make(map[string]int64),
+		railReserved: make(map[string]map[string]int64),
 	}
 	if err := e.checkSchema(); err != nil {
 		cancel()

@@ -247,6 +247,12 @@ func (e *Escrow) RailOpenAmount(ctx context.Context, role Role, counterparty str
 }
 
 func railOpenAmount(txn *tx, role Role, counterparty string) (int64, error) {
+	return railOpenAmountExcept(txn, role, counterparty, nil)
+}
+
+// railOpenAmountExcept is railOpenAmount without the index keys in skip
+// (reserveRail's jobs being locked, which it counts itself).
+func railOpenAmountExcept(txn *tx, role Role, counterparty string, skip map[string]int64) (int64, error) {
 	prefix := railOpenCounterpartyPrefix(role, counterparty)
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false
@@ -257,6 +263,9 @@ func railOpenAmount(txn *tx, role Role, counterparty string) (int64, error) {
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		// Only the amount, the last part, is needed: no base32 to decode.
 		k := it.Item().Key()
+		if _, ok := skip[string(k)]; ok {
+			continue
+		}
 		i := bytes.LastIndexByte(k, '/')
 		amount, err := strconv.ParseInt(string(k[i+1:]), 10, 64)
 		if err != nil || amount < 0 {
@@ -271,21 +280,38 @@ func railOpenAmount(txn *tx, role Role, counterparty string) (int64, error) {
 }
 
 // reserveRail returns what is open on the rail between this node in role
-// and counterparty, stored or being locked right now, and counts amount as
-// being locked until release is called (after the lock is stored, or when
-// it fails). Concurrent locks with one counterparty each see the others,
-// so together they never pass what the rail covers; the rail's checks run
-// outside any lock.
-func (e *Escrow) reserveRail(ctx context.Context, role Role, counterparty string, amount int64) (open int64, release func(), err error) {
+// and counterparty, stored or being locked right now, and counts job's
+// amount as being locked until release is called (after the lock is
+// stored, or when it fails). Concurrent locks with one counterparty each
+// see the others, so together they never pass what the rail covers; the
+// rail's checks run outside any lock. A job counts once: a reserved job
+// whose record is already stored (its release not yet called) is counted
+// as reserved, not twice, so a burst of locks is not refused for a sum
+// that double counts the ones just stored.
+func (e *Escrow) reserveRail(ctx context.Context, role Role, counterparty, jobID string, amount int64) (open int64, release func(), err error) {
 	key := string(role) + "/" + counterparty
+	job := string(railOpenKey(role, counterparty, jobID, amount))
 	e.railMu.Lock()
 	defer e.railMu.Unlock()
-	stored, err := e.RailOpenAmount(ctx, role, counterparty)
+	reserved := e.railReserved[key]
+	var stored int64
+	err = e.view(ctx, func(txn *tx) error {
+		var err error
+		stored, err = railOpenAmountExcept(txn, role, counterparty, reserved)
+		return err
+	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("rail open amount: %w", err)
 	}
-	open = stored + e.railReserved[key]
-	e.railReserved[key] += amount
+	open = stored
+	for _, a := range reserved {
+		open += a
+	}
+	if reserved == nil {
+		reserved = make(map[string]int64)
+		e.railReserved[key] = reserved
+	}
+	reserved[job] += amount
 	released := false
 	return open, func() {
 		e.railMu.Lock()
@@ -294,7 +320,11 @@ func (e *Escrow) reserveRail(ctx context.Context, role Role, counterparty string
 			return
 		}
 		released = true
-		if e.railReserved[key] -= amount; e.railReserved[key] <= 0 {
+		r := e.railReserved[key]
+		if r[job] -= amount; r[job] <= 0 {
+			delete(r, job)
+		}
+		if len(r) == 0 {
 			delete(e.railReserved, key)
 		}
 	}, nil

@@ -236,6 +236,31 @@ func TestRailCoverageCountsOpenLocks(t *testing.T) {
 	p.buyer.requireInvariant(t)
 }
 
+// TestRailCoverageCountsALockInFlightOnce: a lock whose record is stored
+// while its reservation still runs (the moment between the commit and the
+// reservation's end) counts once in what the next lock is told is open,
+// not twice: a burst of locks that the line covers is not refused.
+func TestRailCoverageCountsALockInFlightOnce(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	p.lock(t, "stored")
+	_, release, err := escrow.ReserveRail(ctx, p.buyer.e, escrow.RoleBuyer, "addr-seller", "in-flight", testPrice)
+	require.NoError(t, err)
+	// The lock of the reserved job is stored; its reservation has not ended.
+	_, err = p.buyer.e.Lock(ctx, p.lockParams("in-flight"))
+	require.NoError(t, err)
+	open, release2, err := escrow.ReserveRail(ctx, p.buyer.e, escrow.RoleBuyer, "addr-seller", "next", testPrice)
+	require.NoError(t, err)
+	require.Equal(t, int64(2*testPrice), open, "stored and in-flight, each once")
+	release()
+	release2()
+	open, release3, err := escrow.ReserveRail(ctx, p.buyer.e, escrow.RoleBuyer, "addr-seller", "after", testPrice)
+	require.NoError(t, err)
+	release3()
+	require.Equal(t, int64(2*testPrice), open, "from the ledger alone once the reservations ended")
+	p.buyer.requireInvariant(t)
+}
+
 func TestRailRefundStaysHeldUntilTheRailConfirms(t *testing.T) {
 	ctx := context.Background()
 	p := setupRailPair(t)

@@ -114,7 +114,7 @@ func (e *Escrow) checkRailCover(ctx context.Context, l *Lock, now time.Time) (re
 	if !now.Before(l.Deadline) {
 		return nil, fmt.Errorf("%w: the lock's deadline %s has passed", ErrBadState, wireTime(l.Deadline))
 	}
-	open, release, err := e.reserveRail(ctx, RoleSeller, l.BuyerAddress, l.Amount)
+	open, release, err := e.reserveRail(ctx, RoleSeller, l.BuyerAddress, l.JobID, l.Amount)
 	if err != nil {
 		return nil, err
 	}

@@ -287,7 +287,11 @@ func TestReplayedAndForgedMessages(t *testing.T) {
 
 	t.Run("forged settles of the buyer's open job", func(t *testing.T) {
 		m := c.watchFor(t, c.honest, "delivery")
-		hire := c.hireAsync(c.honest, hireTimeout+decideAfter)
+		// The job's deadline is far off: the forged settles below must
+		// meet a job that is open for them, not one past its deadline on a
+		// slow machine (the buyer still decides decideAfter after the
+		// delivery, so this takes no longer).
+		hire := c.hireAsync(c.honest, hireTimeout+decideAfter+time.Minute)
 		m.wait(t)
 		var open string
 		for id, r := range readLedger(c.honest, "seller", false).escrows {

@@ -389,6 +389,7 @@ func TestLyingRPCHeadGoingBackwardsAndReorderedLogs(t *testing.T) {
 // no refunded job is paid, no released job is booked cancelled, and no
 // token is created or lost.
 func TestLyingRPCHiresConverge(t *testing.T) {
+	skipLongInShort(t, "a round of hires per lie")
 	n, buyer, seller, bp, sp := lyingNet(t, SettlerConfig{})
 	ctx := t.Context()
 	const amount = 10_000

@@ -345,6 +345,7 @@ func (rn *railNode) restart(t *testing.T, cfg SettlerConfig, hook func(string) b
 // it rewound its cursor, and after it reverted the record; restarted on
 // the same store, it re-sends and ends paid with the chain.
 func TestSettlerVanishedPayoutSurvivesACrashAtEachStep(t *testing.T) {
+	skipLongInShort(t, "a chain and two nodes per crash point")
 	for _, point := range []string{"after-vanished", "after-rewind", "after-revert"} {
 		t.Run(point, func(t *testing.T) {
 			n, buyer, seller := reorgNet(t, SettlerConfig{RedeemInterval: time.Hour})
@@ -436,6 +437,7 @@ func (rn *railNode) depositTx(t *testing.T) common.Hash {
 // them). Afterwards both ledgers and the chain agree job by job, no
 // refunded job is paid, and no token is created or lost.
 func TestSettlerReorgsDuringHiresConverge(t *testing.T) {
+	skipLongInShort(t, "three rounds of hires, each replaced by a reorg")
 	n, buyer, seller := reorgNet(t, SettlerConfig{})
 	ctx := t.Context()
 	const rounds, perRound, amount = 3, 4, 10_000

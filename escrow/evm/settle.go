@@ -120,7 +120,13 @@ type Settler struct {
 	sellerMu sync.Mutex
 	sellers  map[common.Address]*sync.Mutex // a buyer allocates to one seller at a time
 	topping  map[common.Address]bool        // a background top-up runs
-	proven   map[common.Address]bool        // a job of this node's with the seller was released
+	// fundMu: one allocation from the free deposit at a time (a hire's,
+	// a top-up's, a grow's, whatever the seller), so none reads a free
+	// balance another is about to take and reverts with Insufficient.
+	// Taken after a seller's lock, never before; watchState's allocMu is
+	// taken after it.
+	fundMu sync.Mutex
+	proven map[common.Address]bool // a job of this node's with the seller was released
 
 	kick        chan struct{}
 	force       chan struct{} // redeem now
@@ -512,7 +518,9 @@ func (s *Settler) coverLine(ctx context.Context, r *Rail, seller common.Address,
 	if !proven {
 		chunk = 0 // only what this job needs
 	}
+	s.fundMu.Lock()
 	res, err := r.EnsureLine(ctx, seller, need, chunk)
+	s.fundMu.Unlock()
 	s.countTx("allocate", res)
 	s.dropLine(r.Address(), seller, blockOf(res))
 	if err != nil {
@@ -561,6 +569,8 @@ func (s *Settler) grow(seller common.Address, amount int64) {
 		if line.Available() >= chunk/2 {
 			return
 		}
+		s.fundMu.Lock()
+		defer s.fundMu.Unlock()
 		free, err := r.esc.Free(&bind.CallOpts{Context: s.ctx}, r.Address())
 		if err != nil {
 			return
@@ -594,15 +604,19 @@ func (s *Settler) topUp(r *Rail, seller common.Address, chunk int64) {
 			delete(s.topping, seller)
 			s.sellerMu.Unlock()
 		}()
+		s.fundMu.Lock()
 		free, err := r.esc.Free(&bind.CallOpts{Context: s.ctx}, r.Address())
 		if err != nil {
+			s.fundMu.Unlock()
 			return
 		}
 		amount := min(chunk, amountOf(free))
 		if amount <= 0 {
+			s.fundMu.Unlock()
 			return // nothing to allocate: the next hire that needs it says so
 		}
 		res, err := r.Allocate(s.ctx, seller, amount)
+		s.fundMu.Unlock()
 		s.countTx("allocate", res)
 		s.dropLine(r.Address(), seller, blockOf(res))
 		if err != nil {

@@ -6,6 +6,7 @@ package evm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"sync"
 	"testing"
@@ -327,6 +328,54 @@ func TestSettlerCoverageUnderConcurrentLocks(t *testing.T) {
 	open, err := seller.esc.RailOpenAmount(t.Context(), escrow.RoleSeller, bk.Address().Hex())
 	require.NoError(t, err)
 	require.Equal(t, int64(500_000), open)
+}
+
+// TestSettlerAllocationsShareTheFreeDepositOneAtATime: hires with several
+// sellers at once allocate from one free deposit; each reads it after the
+// others' allocations, so a hire it cannot cover is refused as not covered
+// (a clear error, nothing sent), never sent to revert with Insufficient.
+func TestSettlerAllocationsShareTheFreeDepositOneAtATime(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	bk, _ := GenerateKey()
+	n.fundGas(t, bk.Address())
+	n.mint(t, bk.Address(), 1_000_000)
+	buyer := newRailNode(t, n, bk, n.a.URL, SettlerConfig{})
+	_, _, err := buyer.s.Deposit(t.Context(), 250_000)
+	require.NoError(t, err)
+
+	const sellers = 8
+	errs := make([]error, sellers)
+	var wg sync.WaitGroup
+	for i := range sellers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sk, err := GenerateKey()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			terms := escrow.LockTerms{JobID: fmt.Sprintf("fund-%d", i), BuyerAddress: bk.Address().Hex(),
+				SellerAddress: sk.Address().Hex(), Amount: 100_000, NotBefore: time.Now().Add(time.Minute)}
+			_, errs[i] = buyer.s.PrepareLock(t.Context(), terms, 0)
+		}()
+	}
+	wg.Wait()
+	covered := 0
+	for i, err := range errs {
+		if err == nil {
+			covered++
+			continue
+		}
+		require.ErrorIs(t, err, escrow.ErrNotCovered, "hire %d", i)
+		require.NotContains(t, err.Error(), "Insufficient", "hire %d was sent to revert", i)
+	}
+	require.Equal(t, 2, covered, "250_000 free covers two lines of 100_000")
+	b, err := buyer.s.Chain(t.Context())
+	require.NoError(t, err)
+	bal, err := b.Balances(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, int64(50_000), bal.Free)
 }
 
 // TestSettlerChainDownFailsClearlyAndResumes: with the RPC down a lock

@@ -551,7 +551,9 @@ func (s *Settler) reallocate(ctx context.Context, r *Rail, seller common.Address
 	if open == 0 {
 		return nil, nil
 	}
+	s.fundMu.Lock()
 	res, err := r.EnsureLine(ctx, seller, open, 0)
+	s.fundMu.Unlock()
 	s.countTx("allocate", res)
 	s.dropLine(r.Address(), seller, blockOf(res))
 	return res, err
