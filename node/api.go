@@ -27,6 +27,7 @@ import (
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
+	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -471,7 +472,7 @@ func errorCodes() []struct {
 		{"job_not_found", market.ErrJobNotFound},
 		{"not_listed", market.ErrNotListed},
 		{"bad_rating", market.ErrBadRating},
-		{"disk_full", ErrDiskFull},
+		{"disk_full", storage.ErrDiskFull},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node/storage"
 )
 
 // Defaults of a new repo's config.
@@ -79,16 +80,16 @@ type Config struct {
 type StorageConfig struct {
 	// MinFree is the free space on the disk of <repo>/data below which
 	// the node refuses new quotes and hires (running jobs still settle):
-	// "64MiB", "1GB", "0" turns the check off. Default DefaultMinFree.
+	// "64MiB", "1GB", "0" turns the check off. Default storage.DefaultMinFree.
 	MinFree string `toml:"min_free,omitempty"`
 }
 
 // minFree is MinFree in bytes.
 func (s StorageConfig) minFree() (uint64, error) {
 	if s.MinFree == "" {
-		return DefaultMinFree, nil
+		return storage.DefaultMinFree, nil
 	}
-	v, err := ParseSize(s.MinFree)
+	v, err := storage.ParseSize(s.MinFree)
 	if err != nil {
 		return 0, fmt.Errorf("config storage.min_free: %w", err)
 	}

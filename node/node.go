@@ -7,7 +7,7 @@
 //	<repo>/identity.key   Ed25519 libp2p private key (0600)
 //	<repo>/config.toml    Config
 //	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore),
-//	                      and the disk reserves (storage.go)
+//	                      and the disk reserves (package node/storage)
 //	<repo>/cache/         caches that may be deleted (compiled sandbox module)
 //	<repo>/repo.lock      flock held by the process that has the data open
 //	<repo>/api            control API URL, present while a daemon serves
@@ -48,6 +48,7 @@ import (
 	"github.com/swarmwage/swarmwage/market/builtin"
 	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
 	"github.com/swarmwage/swarmwage/market/handler/openai"
+	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -115,8 +116,8 @@ type Node struct {
 	// mcp runs the MCP servers of mcp:CMD and mcp+http:URL listings.
 	mcp   *mcphandler.Runner
 	hires *hireHub
-	guard *diskGuard
-	gc    *valueLogGC
+	guard *storage.Guard
+	gc    *storage.ValueLogGC
 	// horizonPending: the seller's accept horizon was unknown at start
 	// (its chain never reached); horizon learns it in the background.
 	horizonPending bool
@@ -163,15 +164,15 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.guard = newDiskGuard(repo.DataDir(), minFree, log)
-	if err := n.guard.checkOpen(); err != nil {
+	n.guard = storage.NewGuard(repo.DataDir(), minFree, log)
+	if err := n.guard.CheckOpen(); err != nil {
 		return nil, fmt.Errorf("start the node: %w", err)
 	}
-	if n.ds, err = openDatastore(repo.DataDir(), false); err != nil {
+	if n.ds, err = storage.Open(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	n.DB = n.ds.DB
-	n.guard.tick() // make the reserves at once
+	n.guard.Tick() // make the reserves at once
 	if err := checkSchema(n.DB); err != nil {
 		return nil, err
 	}
@@ -321,9 +322,9 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.Routing.Start(); err != nil {
 		return err
 	}
-	n.guard.start()
-	n.gc = newValueLogGC(n.DB, n.guard.tight, n.log)
-	n.gc.start()
+	n.guard.Start()
+	n.gc = storage.NewValueLogGC(n.DB, n.guard.Tight, n.log)
+	n.gc.Start()
 	if err := n.Escrow.Start(ctx); err != nil {
 		return err
 	}
@@ -408,7 +409,7 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		var errs []error
 		if n.gc != nil {
-			n.gc.stop()
+			n.gc.Stop()
 		}
 		if n.gateway != nil {
 			errs = append(errs, n.gateway.Close())
@@ -449,10 +450,10 @@ func (n *Node) Close() error {
 			errs = append(errs, n.pstore.Close())
 		}
 		if n.guard != nil {
-			n.guard.stop()
+			n.guard.Stop()
 		}
 		if n.ds != nil {
-			if n.guard == nil || n.guard.roomToClose() {
+			if n.guard == nil || n.guard.RoomToClose() {
 				errs = append(errs, n.ds.Close())
 			} else {
 				n.log.Warn("disk full: leaving the database for the next start to replay; every write was synced, nothing is lost", "dir", n.Repo.DataDir())
@@ -462,52 +463,6 @@ func (n *Node) Close() error {
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
-}
-
-// Badger's sizes, chosen against the free-space watermark (storage.go).
-// Every file Badger writes through mmap gets its blocks when it is created
-// (third_party/ristretto), so these sizes are disk the node holds.
-const (
-	// badgerMemTable is the memtable size. Its write-ahead log file is
-	// twice that.
-	badgerMemTable = 4 << 20
-	// badgerValueThreshold: values this large or larger go to the value
-	// log. Badger wants it under 15% of the memtable (its largest batch).
-	badgerValueThreshold = 256 << 10
-	// badgerTable is the size of the tables flushes and compactions write.
-	badgerTable = 2 << 20
-	// badgerValueLogFile must hold the largest value: a job output of up
-	// to 32 MiB (the market's handler output cap), on its own key. Badger
-	// creates the active file at twice this, and truncates it to what it
-	// holds when it is done with it.
-	badgerValueLogFile = 40 << 20
-)
-
-// openDatastore opens the node's one Badger database, tuned for a small
-// node, with SyncWrites on: escrow and ledger writes must survive a crash.
-// Read-only, it writes nothing at all (offline reads on a full disk).
-func openDatastore(dir string, readOnly bool) (*badgerds.Datastore, error) {
-	opts := badgerds.DefaultOptions
-	opts.Options = badger.DefaultOptions(dir).
-		WithSyncWrites(true).
-		WithReadOnly(readOnly).
-		WithMemTableSize(badgerMemTable).
-		WithNumMemtables(2).
-		WithValueThreshold(badgerValueThreshold).
-		WithBaseTableSize(badgerTable).
-		WithBlockCacheSize(8 << 20).
-		WithIndexCacheSize(4 << 20).
-		WithValueLogFileSize(badgerValueLogFile).
-		WithNumCompactors(2).
-		WithLoggingLevel(badger.WARNING)
-	// Value-log GC runs in the node (gc.go), where it can wait for disk
-	// space; the datastore's own loop stays off.
-	opts.GcInterval = 0
-	d, err := badgerds.NewDatastore(dir, &opts)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", dir, err)
-	}
-	return d, nil
 }
 
 // Local is a repo opened without the network, for commands that read or
@@ -521,7 +476,7 @@ type Local struct {
 	ReadOnly bool
 
 	ds    *badgerds.Datastore
-	guard *diskGuard
+	guard *storage.Guard
 }
 
 // OpenLocal locks repo and opens its database for reading and writing. On
@@ -552,14 +507,14 @@ func openLocal(repo *Repo, readOnly bool) (_ *Local, err error) {
 			return l, nil
 		}
 	}
-	l.guard = newDiskGuard(repo.DataDir(), 0, discardLogger())
-	if err := l.guard.checkOpen(); err != nil {
+	l.guard = storage.NewGuard(repo.DataDir(), 0, discardLogger())
+	if err := l.guard.CheckOpen(); err != nil {
 		if roErr != nil {
 			return nil, fmt.Errorf("%w (read-only, the database did not open either: %v)", err, roErr)
 		}
 		return nil, err
 	}
-	if l.ds, err = openDatastore(repo.DataDir(), false); err != nil {
+	if l.ds, err = storage.Open(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	l.DB = l.ds.DB
@@ -574,7 +529,7 @@ func openLocal(repo *Repo, readOnly bool) (_ *Local, err error) {
 
 // openReadOnly opens the database read-only; on failure it leaves l closed.
 func (l *Local) openReadOnly() (err error) {
-	if l.ds, err = openDatastore(l.Repo.DataDir(), true); err != nil {
+	if l.ds, err = storage.Open(l.Repo.DataDir(), true); err != nil {
 		l.ds = nil
 		return err
 	}
@@ -592,7 +547,7 @@ func (l *Local) openReadOnly() (err error) {
 // Close closes the database and releases the repo.
 func (l *Local) Close() error {
 	var errs []error
-	if l.ds != nil && (l.guard == nil || l.guard.roomToClose()) {
+	if l.ds != nil && (l.guard == nil || l.guard.RoomToClose()) {
 		// Unclosed on a full disk: the next open replays its synced log.
 		errs = append(errs, l.ds.Close())
 	}

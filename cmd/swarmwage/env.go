@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/storage"
 )
 
 // envErr gives the errors of opening a repo their exit codes: a missing
@@ -23,7 +24,7 @@ func envErr(err error) error {
 		return nil
 	case errors.As(err, &nr), errors.As(err, &ce):
 		return usageErr(err)
-	case errors.Is(err, node.ErrRepoLocked), errors.Is(err, node.ErrDiskFull), errors.Is(err, node.ErrNotOnline):
+	case errors.Is(err, node.ErrRepoLocked), errors.Is(err, storage.ErrDiskFull), errors.Is(err, node.ErrNotOnline):
 		return exitErr(exitFailure, err)
 	}
 	return err

@@ -1,4 +1,4 @@
-package node
+package storage
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 func BenchmarkDatastoreSyncCommits(b *testing.B) {
 	for _, par := range []int{1, 16} {
 		b.Run(fmt.Sprintf("goroutines=%d", runtime.GOMAXPROCS(0)*par), func(b *testing.B) {
-			d, err := openDatastore(b.TempDir(), false)
+			d, err := Open(b.TempDir(), false)
 			if err != nil {
 				b.Fatal(err)
 			}

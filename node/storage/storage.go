@@ -1,4 +1,4 @@
-package node
+package storage
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // module builds Badger against a patched ristretto (third_party/ristretto)
 // that allocates every such file's blocks when it creates or grows it, so a
 // full disk is an ENOSPC error from the write that needs the room, never a
-// crash. The diskGuard keeps those errors away from the writes that record
+// crash. The Guard keeps those errors away from the writes that record
 // decisions:
 //
 //   - the watermark: below [storage] min_free free bytes, new quotes and new
@@ -104,9 +104,9 @@ func (e *DiskFullError) Error() string {
 // Is makes errors.Is(err, ErrDiskFull) true.
 func (e *DiskFullError) Is(target error) bool { return target == ErrDiskFull }
 
-// diskGuard watches free space on the data directory's disk. Admit is safe
+// Guard watches free space on the data directory's disk. Admit is safe
 // for concurrent use; start and stop own one goroutine.
-type diskGuard struct {
+type Guard struct {
 	dir     string
 	minFree uint64
 	log     *slog.Logger
@@ -119,8 +119,8 @@ type diskGuard struct {
 	done   chan struct{}
 }
 
-func newDiskGuard(dir string, minFree uint64, log *slog.Logger) *diskGuard {
-	return &diskGuard{
+func NewGuard(dir string, minFree uint64, log *slog.Logger) *Guard {
+	return &Guard{
 		dir: dir, minFree: minFree,
 		log:    log.With("subsystem", "swarmwage/storage"),
 		statfs: statfsFree,
@@ -140,7 +140,7 @@ func statfsFree(dir string) (uint64, error) {
 // the reserve, which is this node's) is below the watermark. A failing
 // statfs admits: not knowing is no reason to stop trading, and the floors
 // still protect the database.
-func (g *diskGuard) Admit(context.Context) error {
+func (g *Guard) Admit(context.Context) error {
 	if g.minFree == 0 {
 		return nil
 	}
@@ -158,7 +158,7 @@ func (g *diskGuard) Admit(context.Context) error {
 
 // available is the free space for the watermark: the disk's free space and
 // the reserve.
-func (g *diskGuard) available() (uint64, error) {
+func (g *Guard) available() (uint64, error) {
 	free, err := g.statfs(g.dir)
 	if err != nil {
 		return 0, err
@@ -172,7 +172,7 @@ func (g *diskGuard) available() (uint64, error) {
 }
 
 // note logs the crossings of the watermark, once each way.
-func (g *diskGuard) note(free uint64) {
+func (g *Guard) note(free uint64) {
 	low := g.minFree > 0 && free < g.minFree
 	if g.low.Swap(low) == low {
 		return
@@ -186,9 +186,9 @@ func (g *diskGuard) note(free uint64) {
 	}
 }
 
-// checkOpen makes sure a read-write open of the database has openFloor
+// CheckOpen makes sure a read-write open of the database has openFloor
 // free, deleting the reserves first if that is what it takes.
-func (g *diskGuard) checkOpen() error {
+func (g *Guard) CheckOpen() error {
 	free, err := g.freeAfterReleasing(openFloor, reserveFile, closeReserveFile)
 	if err != nil {
 		return nil // the open itself will say what is wrong with the directory
@@ -199,9 +199,9 @@ func (g *diskGuard) checkOpen() error {
 	return nil
 }
 
-// tick looks at free space once: releases or restores the reserves, and
+// Tick looks at free space once: releases or restores the reserves, and
 // logs watermark crossings.
-func (g *diskGuard) tick() {
+func (g *Guard) Tick() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	free, err := g.statfs(g.dir)
@@ -232,13 +232,13 @@ func (g *diskGuard) tick() {
 }
 
 // release deletes the reserve file name and reports whether there was one.
-func (g *diskGuard) release(name string) bool {
+func (g *Guard) release(name string) bool {
 	return os.Remove(filepath.Join(g.dir, name)) == nil
 }
 
 // freeAfterReleasing is the free space after deleting the reserves names,
 // in order, for as long as it is under need.
-func (g *diskGuard) freeAfterReleasing(need uint64, names ...string) (uint64, error) {
+func (g *Guard) freeAfterReleasing(need uint64, names ...string) (uint64, error) {
 	free, err := g.statfs(g.dir)
 	for _, name := range names {
 		if err != nil || free >= need {
@@ -253,7 +253,7 @@ func (g *diskGuard) freeAfterReleasing(need uint64, names ...string) (uint64, er
 
 // ensureReserve creates the reserve file name of size bytes, with real
 // blocks, if it is missing, and reports whether it made it.
-func (g *diskGuard) ensureReserve(name string, size int64) bool {
+func (g *Guard) ensureReserve(name string, size int64) bool {
 	path := filepath.Join(g.dir, name)
 	if fi, err := os.Stat(path); err == nil && fi.Size() == size {
 		return false
@@ -268,8 +268,8 @@ func (g *diskGuard) ensureReserve(name string, size int64) bool {
 	return true
 }
 
-// start ticks until stop.
-func (g *diskGuard) start() {
+// Start ticks until Stop.
+func (g *Guard) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	g.cancel, g.done = cancel, make(chan struct{})
 	go func() {
@@ -281,14 +281,14 @@ func (g *diskGuard) start() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				g.tick()
+				g.Tick()
 			}
 		}
 	}()
 }
 
-// stop ends the goroutine of start and waits for it.
-func (g *diskGuard) stop() {
+// Stop ends the goroutine of Start and waits for it.
+func (g *Guard) Stop() {
 	if g.cancel == nil {
 		return
 	}
@@ -297,19 +297,19 @@ func (g *diskGuard) stop() {
 	g.cancel = nil
 }
 
-// roomToClose gives Badger room for its flush at Close, releasing the
+// RoomToClose gives Badger room for its flush at Close, releasing the
 // reserve on a nearly full disk, and reports whether there is enough. When
 // there is not, the caller leaves the database unclosed: its write-ahead
 // log holds every synced write, and the next open replays it, while Badger
 // retries a flush that has no room forever.
-func (g *diskGuard) roomToClose() bool {
+func (g *Guard) RoomToClose() bool {
 	free, err := g.freeAfterReleasing(2*closeFloor, reserveFile, closeReserveFile)
 	return err != nil || free >= closeFloor
 }
 
-// tight reports whether free space is under the watermark or the open
+// Tight reports whether free space is under the watermark or the open
 // floor: no time for work that needs room, such as value-log GC.
-func (g *diskGuard) tight() bool {
+func (g *Guard) Tight() bool {
 	free, err := g.statfs(g.dir)
 	return err == nil && free < max(g.minFree, openFloor)
 }

@@ -1,4 +1,4 @@
-package node
+package storage
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func allocatedBytes(t *testing.T, path string) uint64 {
 // allocates every file Badger maps for writing, so none is sparse.
 func TestBadgerFilesHaveTheirBlocks(t *testing.T) {
 	dir := t.TempDir()
-	d, err := openDatastore(dir, false)
+	d, err := Open(dir, false)
 	require.NoError(t, err)
 	defer d.Close()
 	entries, err := os.ReadDir(dir)
@@ -82,7 +82,7 @@ func fillUnderBadger(t *testing.T, leave int64, large bool) {
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 
 	data := filepath.Join(dir, "data")
-	d, err := openDatastore(data, false)
+	d, err := Open(data, false)
 	require.NoError(t, err)
 	closed := false
 	defer func() {
@@ -143,7 +143,7 @@ func fillUnderBadger(t *testing.T, leave int64, large bool) {
 	// manifest, no table it lists missing.
 	closed = true
 	require.NoError(t, d.Close())
-	d, err = openDatastore(data, false)
+	d, err = Open(data, false)
 	require.NoError(t, err, "reopen after the disk was full")
 	closed = false
 	checkWritten("after a reopen")

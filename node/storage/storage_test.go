@@ -1,6 +1,6 @@
 //go:build linux
 
-package node
+package storage
 
 import (
 	"bytes"
@@ -17,10 +17,10 @@ import (
 )
 
 // fakeGuard is a guard on dir whose statfs answers *free.
-func fakeGuard(t *testing.T, dir string, minFree uint64, free *atomic.Uint64) (*diskGuard, *bytes.Buffer) {
+func fakeGuard(t *testing.T, dir string, minFree uint64, free *atomic.Uint64) (*Guard, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
-	g := newDiskGuard(dir, minFree, slog.New(slog.NewTextHandler(&logs, nil)))
+	g := NewGuard(dir, minFree, slog.New(slog.NewTextHandler(&logs, nil)))
 	g.statfs = func(string) (uint64, error) { return free.Load(), nil }
 	return g, &logs
 }
@@ -59,7 +59,7 @@ func TestAdmitWithMinFreeZeroNeverRefuses(t *testing.T) {
 }
 
 func TestAdmitWhenStatfsFailsAdmits(t *testing.T) {
-	g := newDiskGuard(t.TempDir(), 64<<20, discardLogger())
+	g := NewGuard(t.TempDir(), 64<<20, slog.New(slog.DiscardHandler))
 	g.statfs = func(string) (uint64, error) { return 0, errors.New("no statfs here") }
 	require.NoError(t, g.Admit(context.Background()))
 }
@@ -73,14 +73,14 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	reserve := filepath.Join(dir, reserveFile)
 
 	free.Store(1 << 30)
-	g.tick()
+	g.Tick()
 	fi, err := os.Stat(reserve)
 	require.NoError(t, err, "plenty of room: the reserve is made")
 	require.Equal(t, int64(reserveSize), fi.Size())
 	require.GreaterOrEqual(t, allocatedBytes(t, reserve), uint64(reserveSize), "with real blocks, not a hole")
 
 	free.Store(openFloor + 1<<20)
-	g.tick()
+	g.Tick()
 	require.FileExists(t, reserve, "under the watermark but above the floor: kept")
 
 	closeReserve := filepath.Join(dir, closeReserveFile)
@@ -88,7 +88,7 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	require.GreaterOrEqual(t, allocatedBytes(t, closeReserve), uint64(closeFloor))
 
 	free.Store(openFloor - 1)
-	g.tick()
+	g.Tick()
 	require.NoFileExists(t, reserve, "under the floor: released")
 	require.FileExists(t, closeReserve, "the close reserve stays for the flush at close")
 	require.Contains(t, logs.String(), "released the reserve")
@@ -97,10 +97,10 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	require.Equal(t, uint64(openFloor-1+closeFloor), avail, "the close reserve counts as free for the watermark")
 
 	free.Store(reserveAgainAt - 1)
-	g.tick()
+	g.Tick()
 	require.NoFileExists(t, reserve, "not made again until well above the floor")
 	free.Store(reserveAgainAt)
-	g.tick()
+	g.Tick()
 	require.FileExists(t, reserve)
 }
 
@@ -112,13 +112,13 @@ func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
 	g, _ := fakeGuard(t, dir, 40<<20, &free)
 	ctx := context.Background()
 	free.Store(1 << 30)
-	g.tick()
+	g.Tick()
 	require.FileExists(t, filepath.Join(dir, reserveFile))
 
 	free.Store(10 << 20) // another program filled the disk
 	err := g.Admit(ctx)
 	require.ErrorIs(t, err, ErrDiskFull, "10 MiB free and the reserves' 24 MiB are under 40 MiB")
-	g.tick()
+	g.Tick()
 	require.NoFileExists(t, filepath.Join(dir, reserveFile))
 	free.Store(10<<20 + reserveSize) // the released reserve is free now
 	require.ErrorIs(t, g.Admit(ctx), ErrDiskFull, "the released reserve is headroom for running jobs, not for new ones")
@@ -141,7 +141,7 @@ func TestRoomToCloseReleasesTheReserves(t *testing.T) {
 	require.NoError(t, allocateFile(filepath.Join(dir, reserveFile), reserveSize))
 	require.NoError(t, allocateFile(filepath.Join(dir, closeReserveFile), closeFloor))
 	free.Store(0) // another program took everything else
-	require.True(t, g.roomToClose(), "the reserve makes room for the flush at close")
+	require.True(t, g.RoomToClose(), "the reserve makes room for the flush at close")
 	require.NoFileExists(t, filepath.Join(dir, reserveFile))
 	require.FileExists(t, filepath.Join(dir, closeReserveFile), "one was enough")
 	require.NoError(t, allocateFile(filepath.Join(dir, reserveFile), reserveSize))
@@ -153,11 +153,11 @@ func TestRoomToCloseReleasesTheReserves(t *testing.T) {
 		}
 		return 0, nil
 	}
-	require.True(t, g.roomToClose(), "the close reserve is the last resort")
+	require.True(t, g.RoomToClose(), "the close reserve is the last resort")
 	require.NoFileExists(t, filepath.Join(dir, closeReserveFile))
 
 	g, _ = fakeGuard(t, t.TempDir(), 0, &free)
-	require.False(t, g.roomToClose(), "no reserve and no room: leave the database to replay")
+	require.False(t, g.RoomToClose(), "no reserve and no room: leave the database to replay")
 }
 
 func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
@@ -167,11 +167,11 @@ func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
 	require.NoError(t, allocateFile(filepath.Join(dir, reserveFile), reserveSize))
 
 	free.Store(openFloor)
-	require.NoError(t, g.checkOpen())
+	require.NoError(t, g.CheckOpen())
 	require.FileExists(t, filepath.Join(dir, reserveFile))
 
 	free.Store(1 << 20)
-	err := g.checkOpen()
+	err := g.CheckOpen()
 	require.ErrorIs(t, err, ErrDiskFull)
 	require.Contains(t, err.Error(), "cannot be opened for writing")
 	require.NoFileExists(t, filepath.Join(dir, reserveFile), "the reserve went first")

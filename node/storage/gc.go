@@ -1,4 +1,4 @@
-package node
+package storage
 
 import (
 	"context"
@@ -31,8 +31,8 @@ const (
 	gcMaxBackoff = 2 * time.Hour
 )
 
-// valueLogGC runs value-log GC rounds on db until stop.
-type valueLogGC struct {
+// ValueLogGC runs value-log GC rounds on db until Stop.
+type ValueLogGC struct {
 	db       *badger.DB
 	interval time.Duration
 	pause    time.Duration
@@ -46,12 +46,12 @@ type valueLogGC struct {
 	done   chan struct{}
 }
 
-func newValueLogGC(db *badger.DB, skip func() bool, log *slog.Logger) *valueLogGC {
-	return &valueLogGC{db: db, interval: gcInterval, pause: gcPause, skip: skip, log: log.With("subsystem", "swarmwage/storage")}
+func NewValueLogGC(db *badger.DB, skip func() bool, log *slog.Logger) *ValueLogGC {
+	return &ValueLogGC{db: db, interval: gcInterval, pause: gcPause, skip: skip, log: log.With("subsystem", "swarmwage/storage")}
 }
 
-// start launches the loop; stop ends it and waits.
-func (g *valueLogGC) start() {
+// Start launches the loop; Stop ends it and waits.
+func (g *ValueLogGC) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	g.cancel, g.done = cancel, make(chan struct{})
 	go func() {
@@ -60,7 +60,7 @@ func (g *valueLogGC) start() {
 	}()
 }
 
-func (g *valueLogGC) stop() {
+func (g *ValueLogGC) Stop() {
 	if g.cancel == nil {
 		return
 	}
@@ -69,7 +69,7 @@ func (g *valueLogGC) stop() {
 	g.cancel = nil
 }
 
-func (g *valueLogGC) loop(ctx context.Context) {
+func (g *ValueLogGC) loop(ctx context.Context) {
 	wait := g.interval
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -87,7 +87,7 @@ func (g *valueLogGC) loop(ctx context.Context) {
 // round rewrites value-log files until Badger finds none worth it, and
 // returns the pause before the next round: the interval, or a doubled one
 // after an error.
-func (g *valueLogGC) round(ctx context.Context, last time.Duration) time.Duration {
+func (g *ValueLogGC) round(ctx context.Context, last time.Duration) time.Duration {
 	for i := 0; i < gcMaxRewrites; i++ {
 		if g.skip() {
 			g.log.Debug("value-log GC skipped: disk below the watermark")

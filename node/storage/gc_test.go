@@ -1,10 +1,11 @@
-package node
+package storage
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,14 +64,14 @@ func TestValueLogGCReclaimsOverwrittenValues(t *testing.T) {
 	before := vlogBytes(t, dir)
 
 	var skip atomic.Bool
-	g := newValueLogGC(db, skip.Load, discardLogger())
+	g := NewValueLogGC(db, skip.Load, slog.New(slog.DiscardHandler))
 	g.interval, g.pause = 10*time.Millisecond, time.Millisecond
-	g.start()
-	t.Cleanup(g.stop)
+	g.Start()
+	t.Cleanup(g.Stop)
 	require.Eventually(t, func() bool { return g.rewritten.Load() > 0 && vlogBytes(t, dir) < before }, 60*time.Second, 20*time.Millisecond,
 		"GC rewrote value-log files and gave space back")
-	g.stop()
-	g.stop() // idempotent
+	g.Stop()
+	g.Stop() // idempotent
 
 	// The values that are left are the newest ones.
 	require.NoError(t, db.View(func(txn *badger.Txn) error {
@@ -93,12 +94,12 @@ func TestValueLogGCSkipsWhileTheDiskIsLow(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	var asked atomic.Int64
-	g := newValueLogGC(db, func() bool { asked.Add(1); return true }, discardLogger())
+	g := NewValueLogGC(db, func() bool { asked.Add(1); return true }, slog.New(slog.DiscardHandler))
 	g.interval = 5 * time.Millisecond
-	g.start()
-	t.Cleanup(g.stop)
+	g.Start()
+	t.Cleanup(g.Stop)
 	require.Eventually(t, func() bool { return asked.Load() >= 3 }, 5*time.Second, 5*time.Millisecond)
-	g.stop()
+	g.Stop()
 	require.Zero(t, g.rewritten.Load())
 }
 
@@ -110,7 +111,7 @@ func TestValueLogGCBacksOffOnErrors(t *testing.T) {
 	db, err = badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithReadOnly(true))
 	require.NoError(t, err) // RunValueLogGC fails read-only
 	defer db.Close()
-	g := newValueLogGC(db, func() bool { return false }, discardLogger())
+	g := NewValueLogGC(db, func() bool { return false }, slog.New(slog.DiscardHandler))
 	g.interval = time.Minute
 	next := g.round(t.Context(), time.Minute)
 	require.Equal(t, 2*time.Minute, next)
