@@ -27,6 +27,7 @@ import (
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
+	"github.com/swarmwage/swarmwage/node/p2p"
 	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
@@ -345,13 +346,13 @@ func setRunnerFields(h *market.HandlerConfig, req AddListingRequest) error {
 func (n *Node) ID(ctx context.Context) (IDInfo, error) {
 	info := IDInfo{
 		PeerID:       n.Host.ID().String(),
-		Addrs:        p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
+		Addrs:        p2p.Addrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
 		Network:      n.Config.Network,
 		Listings:     []string{},
 		Online:       true,
 		Reachability: n.net.Reachability(),
 		RelayAddrs:   n.net.RelayAddrs(),
-		HolePunch:    n.net.punches.info(),
+		HolePunch:    n.net.HolePunches(),
 	}
 	offers, err := n.Market.Store().List(ctx)
 	if err != nil {
@@ -369,7 +370,7 @@ func (n *Node) Peers() PeersInfo {
 	for _, p := range n.Host.Network().Peers() {
 		out.Peers = append(out.Peers, PeerInfo{
 			PeerID: p.String(),
-			Addrs:  p2pAddrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
+			Addrs:  p2p.Addrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
 		})
 	}
 	return out
@@ -399,7 +400,7 @@ func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, err
 	info := findInfo(res, n.Market.Rating)
 	own := n.Host.Addrs()
 	for i := range info.Sellers {
-		info.Sellers[i].Addrs = dialableFirst(info.Sellers[i].Addrs, own)
+		info.Sellers[i].Addrs = p2p.DialableFirst(info.Sellers[i].Addrs, own)
 	}
 	markPayable(info.Sellers, n.Escrow.RailName())
 	if resolved != capID {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 // Operating a running daemon through its control API: POST
@@ -54,7 +56,7 @@ func (n *Node) Connect(ctx context.Context, addr string) (PeerInfo, error) {
 	if err := n.Host.Connect(ctx, ai); err != nil {
 		return PeerInfo{}, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	return PeerInfo{PeerID: ai.ID.String(), Addrs: p2pAddrs(peer.AddrInfo{ID: ai.ID, Addrs: addrsOf(n, ai.ID)})}, nil
+	return PeerInfo{PeerID: ai.ID.String(), Addrs: p2p.Addrs(peer.AddrInfo{ID: ai.ID, Addrs: addrsOf(n, ai.ID)})}, nil
 }
 
 // ShutdownRequested is closed once a client asked the daemon to stop

@@ -36,7 +36,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ethereum/go-ethereum/common"
 	badgerds "github.com/ipfs/go-ds-badger4"
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
@@ -48,6 +47,7 @@ import (
 	"github.com/swarmwage/swarmwage/market/builtin"
 	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
 	"github.com/swarmwage/swarmwage/market/handler/openai"
+	"github.com/swarmwage/swarmwage/node/p2p"
 	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
@@ -105,7 +105,7 @@ type Node struct {
 
 	log       *slog.Logger
 	version   string
-	net       *netState
+	net       *p2p.State
 	ds        *badgerds.Datastore
 	pstore    peerstore.Peerstore
 	api       *apiServer
@@ -188,11 +188,12 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("p2p relays: %w", err)
 	}
-	n.net = newNetState(cfg, static, len(boot) > 0, log)
-	if n.Host, err = newHost(repo, cfg, n.pstore, n.net, n.faults.hostOptions()...); err != nil {
-		return nil, err
+	pcfg := p2p.Config{
+		Key: repo.Key, Listen: cfg.Listen, Peerstore: n.pstore, UserAgent: UserAgent, Network: cfg.Network,
+		Reachability: cfg.P2P.reachability(cfg.Network), RelayService: cfg.P2P.RelayService,
+		Relays: static, Bootstrap: len(boot) > 0, Logger: log,
 	}
-	if err := n.net.start(n.Host); err != nil {
+	if n.Host, n.net, err = p2p.New(pcfg, n.faults.hostOptions()...); err != nil {
 		return nil, err
 	}
 	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
@@ -202,7 +203,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
 		return nil, err
 	}
-	n.net.setRouting(n.Routing)
+	n.net.SetRouting(n.Routing)
 	// The escrow's settle hook runs after the market exists: it only kicks
 	// the market's outbox.
 	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(r escrow.Record) {
@@ -290,30 +291,6 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 		cfg.Gateway.Listen = opts.Gateway
 	}
 	return cfg, cfg.Validate()
-}
-
-// newHost starts the libp2p host: TCP and QUIC, Noise and TLS, yamux (the
-// defaults), with what [p2p] asks for (p2p.go): AutoNAT v2 and the AutoNAT
-// service, hole punching, AutoRelay with the relay v2 client, a relay
-// service only when told to, and the resource manager with the agent's
-// own limits; extra are the fault injector's options (build tag
-// failpoints).
-func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, st *netState, extra ...libp2p.Option) (host.Host, error) {
-	p2p, err := p2pOptions(cfg, st)
-	if err != nil {
-		return nil, err
-	}
-	opts := append([]libp2p.Option{
-		libp2p.Identity(repo.Key),
-		libp2p.ListenAddrStrings(cfg.Listen...),
-		libp2p.Peerstore(ps),
-		libp2p.UserAgent(UserAgent),
-	}, p2p...)
-	h, err := libp2p.New(append(opts, extra...)...)
-	if err != nil {
-		return nil, fmt.Errorf("start libp2p host: %w", err)
-	}
-	return h, nil
 }
 
 // Start bootstraps the DHT, serves the agent endpoint, announces every
@@ -438,7 +415,7 @@ func (n *Node) Close() error {
 			errs = append(errs, n.Escrow.Close())
 		}
 		if n.net != nil {
-			n.net.close()
+			n.net.Close()
 		}
 		if n.Routing != nil {
 			errs = append(errs, n.Routing.Close())

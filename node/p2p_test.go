@@ -18,6 +18,7 @@ import (
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 // speaks reports whether n's host serves proto.
@@ -40,7 +41,7 @@ func TestNoRelayServiceUnlessTold(t *testing.T) {
 		"--relay-service on a private network starts the relay at once")
 	st, err := relay.Status(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, node.ReachabilityPublic, st.Reachability, "a private network's relay is public by definition")
+	require.Equal(t, p2p.ReachabilityPublic, st.Reachability, "a private network's relay is public by definition")
 }
 
 // TestAgentStreamsHavePerPeerLimits: agent streams are in the agent's own
@@ -106,7 +107,7 @@ func TestStatusAndHireConnection(t *testing.T) {
 	require.Equal(t, 1, st.DHTPeers)
 	require.GreaterOrEqual(t, st.Peers, 1)
 	// On loopback AutoNAT has nothing to go by.
-	require.Equal(t, node.ReachabilityUnknown, st.Reachability)
+	require.Equal(t, p2p.ReachabilityUnknown, st.Reachability)
 	require.Empty(t, st.RelayAddrs)
 	require.Zero(t, st.HolePunch.Attempts)
 	require.Len(t, st.Listings, 1)
@@ -120,7 +121,7 @@ func TestStatusAndHireConnection(t *testing.T) {
 
 	id, err := cl.ID(ctx)
 	require.NoError(t, err)
-	require.Equal(t, node.ReachabilityUnknown, id.Reachability)
+	require.Equal(t, p2p.ReachabilityUnknown, id.Reachability)
 	require.NotNil(t, id.RelayAddrs)
 }
 
@@ -131,7 +132,7 @@ func TestPrivateNodeReservesOnItsStaticRelay(t *testing.T) {
 	relay := nodetest.Start(t, newRepo(t, t.TempDir()), node.Options{RelayService: true})
 	require.Eventually(t, func() bool { return speaks(relay, circuit.ProtoIDv2Hop) }, 10*time.Second, 20*time.Millisecond)
 	repo := newRepo(t, t.TempDir())
-	repo.Config.P2P = node.P2PConfig{Reachability: node.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
+	repo.Config.P2P = node.P2PConfig{Reachability: p2p.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
 	seller := nodetest.Start(t, repo, node.Options{}, relay)
 	var st node.StatusInfo
 	require.Eventually(t, func() bool {
@@ -139,7 +140,7 @@ func TestPrivateNodeReservesOnItsStaticRelay(t *testing.T) {
 		st, err = seller.Status(t.Context())
 		return err == nil && len(st.RelayAddrs) > 0
 	}, 20*time.Second, 50*time.Millisecond)
-	require.Equal(t, node.ReachabilityPrivate, st.Reachability)
+	require.Equal(t, p2p.ReachabilityPrivate, st.Reachability)
 	for _, a := range st.RelayAddrs {
 		require.Contains(t, a, "/p2p/"+relay.Host.ID().String()+"/p2p-circuit/p2p/"+seller.Host.ID().String())
 	}

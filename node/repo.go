@@ -13,6 +13,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 )
 

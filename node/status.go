@@ -7,6 +7,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/kv"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 // Status describes this running node: network, peers, reachability, relay
@@ -21,7 +22,7 @@ func (n *Node) Status(ctx context.Context) (StatusInfo, error) {
 		DHTPeers:     n.Routing.RoutingTableSize(),
 		Reachability: n.net.Reachability(),
 		RelayAddrs:   n.net.RelayAddrs(),
-		HolePunch:    n.net.punches.info(),
+		HolePunch:    n.net.HolePunches(),
 	}
 	return info, fillStatus(ctx, &info, n.Market.Store(), n.Market.Jobs(), n.Escrow, n.Routing.LastProvided)
 }
@@ -49,10 +50,10 @@ func (e *Env) Status(ctx context.Context, version string) (StatusInfo, error) {
 // offlineReachability is what a node that is not running can say: what
 // its config forces, else unknown.
 func offlineReachability(cfg Config) string {
-	if r := cfg.P2P.reachability(cfg.Network); r != ReachabilityAuto {
+	if r := cfg.P2P.reachability(cfg.Network); r != p2p.ReachabilityAuto {
 		return r
 	}
-	return ReachabilityUnknown
+	return p2p.ReachabilityUnknown
 }
 
 // fillStatus adds the listings, the balance and the jobs in flight to info.

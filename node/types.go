@@ -7,6 +7,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node/p2p"
 	"github.com/swarmwage/swarmwage/reputation"
 )
 
@@ -28,34 +29,7 @@ type IDInfo struct {
 	// node holds, as buyers dial them (also in Addrs while announced).
 	RelayAddrs []string `json:"relay_addrs"`
 	// HolePunch counts the hole punches this node took part in.
-	HolePunch HolePunchInfo `json:"hole_punch"`
-}
-
-// HolePunchInfo counts hole punches (DCUtR), each after its retries, and
-// says how the last one ended.
-type HolePunchInfo struct {
-	Attempts  int `json:"attempts"`
-	Successes int `json:"successes"`
-	// Last is the latest hole punch; null before the first.
-	Last *HolePunchResult `json:"last"`
-}
-
-// HolePunchResult is the outcome of one hole punch.
-type HolePunchResult struct {
-	// Peer is the other side.
-	Peer string `json:"peer"`
-	// Success: it left a direct connection.
-	Success bool `json:"success"`
-	// Side is "initiator" (this node was dialled through its relay and
-	// started it) or "receiver"; empty when it failed before it started.
-	Side string `json:"side,omitempty"`
-	// Attempts is how many tries it took (libp2p retries up to 3 times).
-	Attempts int `json:"attempts"`
-	// At is when it ended (RFC 3339, UTC).
-	At string `json:"at"`
-	// Error says why a hole punch could not even be tried, e.g. the other
-	// node had no public address to offer yet.
-	Error string `json:"error,omitempty"`
+	HolePunch p2p.HolePunchInfo `json:"hole_punch"`
 }
 
 // StatusInfo is the answer of GET /v1/status and 'swarmwage status --json':
@@ -71,9 +45,9 @@ type StatusInfo struct {
 	Peers    int `json:"peers"`
 	DHTPeers int `json:"dht_peers"`
 	// Reachability, RelayAddrs and HolePunch are as in IDInfo.
-	Reachability string        `json:"reachability"`
-	RelayAddrs   []string      `json:"relay_addrs"`
-	HolePunch    HolePunchInfo `json:"hole_punch"`
+	Reachability string            `json:"reachability"`
+	RelayAddrs   []string          `json:"relay_addrs"`
+	HolePunch    p2p.HolePunchInfo `json:"hole_punch"`
 	// Listings are what this node sells.
 	Listings []StatusListing `json:"listings"`
 	// Balance is the wallet, as 'wallet balance --json' shows it.
@@ -271,7 +245,7 @@ func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo
 			PeerID:              s.Peer.ID.String(),
 			Capability:          l.Capability,
 			Price:               l.Price.String(),
-			Addrs:               p2pAddrs(s.Peer),
+			Addrs:               p2p.Addrs(s.Peer),
 			RTTMS:               float64(s.RTT.Microseconds()) / 1000,
 			Handler:             l.Handler,
 			SkillCardHash:       l.SkillCardHash,
@@ -285,19 +259,6 @@ func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo
 		}
 		last.Rating, last.Ratings = rating(s.Peer.ID)
 		last.Reputation = reputationInfo(s.Reputation)
-	}
-	return out
-}
-
-// p2pAddrs writes ai's addresses as full multiaddrs ending in /p2p/<id>.
-func p2pAddrs(ai peer.AddrInfo) []string {
-	out := []string{}
-	addrs, err := peer.AddrInfoToP2pAddrs(&ai)
-	if err != nil {
-		return out
-	}
-	for _, a := range addrs {
-		out = append(out, a.String())
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 func statusCommand() *cli.Command {
@@ -91,11 +92,11 @@ func reachabilityNote(s node.StatusInfo) string {
 	switch {
 	case !s.Online:
 		return ""
-	case s.Reachability == node.ReachabilityPrivate && len(s.RelayAddrs) == 0:
+	case s.Reachability == p2p.ReachabilityPrivate && len(s.RelayAddrs) == 0:
 		return " (behind NAT; no relay reservation yet, so buyers cannot reach this node)"
-	case s.Reachability == node.ReachabilityPrivate:
+	case s.Reachability == p2p.ReachabilityPrivate:
 		return " (behind NAT; buyers reach this node through its relay)"
-	case s.Reachability == node.ReachabilityUnknown:
+	case s.Reachability == p2p.ReachabilityUnknown:
 		return " (AutoNAT has not decided yet)"
 	}
 	return ""

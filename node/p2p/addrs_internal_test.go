@@ -1,4 +1,4 @@
-package node
+package p2p
 
 import (
 	"testing"
@@ -26,15 +26,7 @@ func TestDialableFirst(t *testing.T) {
 			for _, a := range tc.own {
 				own = append(own, ma.StringCast(a))
 			}
-			require.Equal(t, tc.want, dialableFirst(seller, own))
+			require.Equal(t, tc.want, DialableFirst(seller, own))
 		})
 	}
-}
-
-// TestMarkPayable: a credits buyer was shown evm sellers first and as if
-// it could hire them.
-func TestMarkPayable(t *testing.T) {
-	sellers := []SellerInfo{{PeerID: "a", Rail: RailEVM}, {PeerID: "b", Rail: RailCredits}, {PeerID: "c", Rail: RailCredits}}
-	markPayable(sellers, RailCredits)
-	require.Equal(t, []SellerInfo{{PeerID: "b", Rail: RailCredits, Payable: true}, {PeerID: "c", Rail: RailCredits, Payable: true}, {PeerID: "a", Rail: RailEVM}}, sellers)
 }

@@ -1,14 +1,14 @@
-package node
-
-// p2p.go: the node's place on the network below the market. The [p2p]
-// config becomes libp2p host options (forced reachability, relay service,
-// AutoRelay with static relays first, hole punching, the resource manager
-// with the agent's service scope); netState follows what libp2p learns
-// (AutoNAT verdicts, relay reservations, hole punches, DHT peers), logs the
-// changes and answers status.
+// Package p2p owns the node's libp2p host: its place on the network below
+// the market. The [p2p] config becomes libp2p host options (forced
+// reachability, relay service, AutoRelay with static relays first, hole
+// punching, the resource manager with the agent's service scope); State
+// follows what libp2p learns (AutoNAT verdicts, relay reservations, hole
+// punches, DHT peers), logs the changes and answers status.
+package p2p
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
@@ -33,6 +35,79 @@ import (
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/market"
 )
+
+// Values of [p2p] reachability.
+const (
+	// ReachabilityAuto lets AutoNAT find out whether others can dial this
+	// node.
+	ReachabilityAuto = "auto"
+	// ReachabilityPublic declares that others can dial this node.
+	ReachabilityPublic = "public"
+	// ReachabilityPrivate declares that they cannot: the node reserves a
+	// slot on a relay at once and announces its circuit address.
+	ReachabilityPrivate = "private"
+	// ReachabilityUnknown is what status says while AutoNAT has not
+	// decided; it is not a config value.
+	ReachabilityUnknown = "unknown"
+)
+
+// Config is what the host and its State need of the node's config.
+type Config struct {
+	// Key is the node's identity.
+	Key crypto.PrivKey
+	// Listen are the multiaddrs to listen on.
+	Listen []string
+	// Peerstore keeps what the host learns of peers.
+	Peerstore peerstore.Peerstore
+	// UserAgent is sent in identify.
+	UserAgent string
+	// Network names the network: dht.Amino or a private one.
+	Network string
+	// Reachability is ReachabilityAuto, ReachabilityPublic or
+	// ReachabilityPrivate, as [p2p] reachability and the network make it.
+	Reachability string
+	// RelayService runs a relay for other nodes ([p2p] relay_service).
+	RelayService bool
+	// Relays are the [p2p] static relays, offered to AutoRelay first.
+	Relays []peer.AddrInfo
+	// Bootstrap tells whether this node joins through bootstrap peers (a
+	// node with none is a private network's first node).
+	Bootstrap bool
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// New starts the libp2p host: TCP and QUIC, Noise and TLS, yamux (the
+// defaults), with what cfg asks for: AutoNAT v2 and the AutoNAT service,
+// hole punching, AutoRelay with the relay v2 client, a relay service only
+// when told to, and the resource manager with the agent's own limits;
+// extra are more options (the node's fault injector). The State follows
+// the host until Close; give it the DHT with SetRouting once that exists.
+func New(cfg Config, extra ...libp2p.Option) (host.Host, *State, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	st := newState(cfg, log)
+	p2p, err := options(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := append([]libp2p.Option{
+		libp2p.Identity(cfg.Key),
+		libp2p.ListenAddrStrings(cfg.Listen...),
+		libp2p.Peerstore(cfg.Peerstore),
+		libp2p.UserAgent(cfg.UserAgent),
+	}, p2p...)
+	h, err := libp2p.New(append(opts, extra...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start libp2p host: %w", err)
+	}
+	if err := st.start(h); err != nil {
+		return nil, nil, errors.Join(err, h.Close())
+	}
+	return h, st, nil
+}
 
 // Limits of this node's relay service ([p2p] relay_service), per relayed
 // connection and in total. libp2p's defaults (2 minutes, 128 KiB each way)
@@ -137,9 +212,10 @@ func relayResources(netName string) relayv2.Resources {
 	return rc
 }
 
-// p2pOptions are the libp2p options that [p2p] (and the network) asks for.
-func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
-	rm, err := resourceManager(cfg.P2P.RelayService, cfg.Network)
+// options are the libp2p options that [p2p] (and the network) asks for.
+func options(st *State) ([]libp2p.Option, error) {
+	cfg := st.cfg
+	rm, err := resourceManager(cfg.RelayService, cfg.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +239,7 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 		// address, which AutoRelay does not announce (staticRelays).
 		libp2p.AddrsFactory(st.addrsFactory),
 	}
-	reach := cfg.P2P.reachability(cfg.Network)
+	reach := cfg.Reachability
 	if cfg.Network == dht.Amino || reach == ReachabilityPublic {
 		// Answer other nodes' AutoNAT v1 dial-backs (rate-limited by
 		// libp2p): that is how a node behind NAT learns that it is. Kubo
@@ -177,7 +253,7 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 	case ReachabilityPrivate:
 		opts = append(opts, libp2p.ForceReachabilityPrivate())
 	}
-	if cfg.P2P.RelayService {
+	if cfg.RelayService {
 		ropts := []relayv2.Option{relayv2.WithResources(relayResources(cfg.Network))}
 		if cfg.Network != dht.Amino {
 			// On a private network the relay's own addresses are private
@@ -189,12 +265,13 @@ func p2pOptions(cfg Config, st *netState) ([]libp2p.Option, error) {
 	return opts, nil
 }
 
-// netState follows this node's reachability, relay reservations, hole
+// State follows this node's reachability, relay reservations, hole
 // punches and DHT peers, from libp2p's events, and logs their changes. It
 // is created before the host (AutoRelay and hole punching call into it),
 // started once the host exists, and given the DHT once that exists. It is
 // safe for concurrent use.
-type netState struct {
+type State struct {
+	cfg     Config
 	log     *slog.Logger
 	network string
 	forced  string // ReachabilityPublic or ReachabilityPrivate from config, else ""
@@ -225,16 +302,17 @@ type netState struct {
 	wg     sync.WaitGroup
 }
 
-func newNetState(cfg Config, static []peer.AddrInfo, bootstrap bool, log *slog.Logger) *netState {
-	st := &netState{
+func newState(cfg Config, log *slog.Logger) *State {
+	st := &State{
+		cfg:       cfg,
 		log:       log,
 		network:   cfg.Network,
-		static:    static,
-		bootstrap: bootstrap,
+		static:    cfg.Relays,
+		bootstrap: cfg.Bootstrap,
 		punches:   &holePunches{log: log},
 		logged:    ReachabilityUnknown,
 	}
-	if r := cfg.P2P.reachability(cfg.Network); r != ReachabilityAuto {
+	if r := cfg.Reachability; r != "" && r != ReachabilityAuto {
 		st.forced = r
 	}
 	return st
@@ -243,7 +321,7 @@ func newNetState(cfg Config, static []peer.AddrInfo, bootstrap bool, log *slog.L
 // relayCandidates offers AutoRelay the static relays, then peers of the DHT
 // routing table; AutoRelay only asks while this node is unreachable, and
 // checks that a candidate runs a relay before it reserves a slot.
-func (st *netState) relayCandidates(ctx context.Context, num int) <-chan peer.AddrInfo {
+func (st *State) relayCandidates(ctx context.Context, num int) <-chan peer.AddrInfo {
 	ch := make(chan peer.AddrInfo)
 	go func() {
 		defer close(ch)
@@ -283,8 +361,8 @@ func (st *netState) relayCandidates(ctx context.Context, num int) <-chan peer.Ad
 	return ch
 }
 
-// start subscribes to the host's events and follows them until close.
-func (st *netState) start(h host.Host) error {
+// start subscribes to the host's events and follows them until Close.
+func (st *State) start(h host.Host) error {
 	st.host = h
 	sub, err := h.EventBus().Subscribe([]any{
 		new(event.EvtLocalReachabilityChanged),
@@ -308,22 +386,22 @@ func (st *netState) start(h host.Host) error {
 	return nil
 }
 
-// setRouting gives the state the DHT, for relay candidates and join reports.
-func (st *netState) setRouting(r *dht.Routing) {
+// SetRouting gives the state the DHT, for relay candidates and join reports.
+func (st *State) SetRouting(r *dht.Routing) {
 	size := r.RoutingTableSize
 	st.dhtPeers.Store(&size)
 	st.routing.Store(r)
 }
 
-// close stops following events; it is idempotent.
-func (st *netState) close() {
+// Close stops following events; it is idempotent.
+func (st *State) Close() {
 	if st.cancel != nil {
 		st.cancel()
 	}
 	st.wg.Wait()
 }
 
-func (st *netState) follow(ctx context.Context, sub event.Subscription) {
+func (st *State) follow(ctx context.Context, sub event.Subscription) {
 	defer st.wg.Done()
 	defer sub.Close()
 	for {
@@ -352,7 +430,7 @@ func (st *netState) follow(ctx context.Context, sub event.Subscription) {
 }
 
 // logReachability logs the reachability when it changed since last logged.
-func (st *netState) logReachability() {
+func (st *State) logReachability() {
 	r := st.Reachability()
 	st.mu.Lock()
 	prev := st.logged
@@ -372,7 +450,7 @@ func (st *netState) logReachability() {
 
 // relaysUpdated records the circuit addresses of the reservations held and
 // logs each relay gained or lost.
-func (st *netState) relaysUpdated(addrs []ma.Multiaddr) {
+func (st *State) relaysUpdated(addrs []ma.Multiaddr) {
 	st.mu.Lock()
 	before := relayPeers(st.relayAddrs)
 	st.relayAddrs = slices.Clone(addrs)
@@ -406,7 +484,7 @@ func relayPeers(addrs []ma.Multiaddr) map[peer.ID]string {
 
 // watchJoin logs when the node joins the network's DHT, warns when it has
 // no DHT peer joinWarnAfter after the start, and when it loses them all.
-func (st *netState) watchJoin(ctx context.Context) {
+func (st *State) watchJoin(ctx context.Context) {
 	defer st.wg.Done()
 	start := time.Now()
 	t := time.NewTicker(joinPoll)
@@ -446,7 +524,7 @@ func (st *netState) watchJoin(ctx context.Context) {
 // Reservations on static relays without a public address. AutoRelay builds
 // circuit addresses from a relay's public addresses only, so on a private
 // network on private addresses it would reserve a slot and announce
-// nothing: netState holds those reservations itself, and announces the
+// nothing: State holds those reservations itself, and announces the
 // relay's configured addresses as circuit addresses (addrsFactory).
 const (
 	// reservationRetry is how soon a failed reservation is tried again.
@@ -459,7 +537,7 @@ const (
 )
 
 // keepReservation holds a reservation on relay while this node is private.
-func (st *netState) keepReservation(ctx context.Context, relay peer.AddrInfo) {
+func (st *State) keepReservation(ctx context.Context, relay peer.AddrInfo) {
 	defer st.wg.Done()
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -494,7 +572,7 @@ func (st *netState) keepReservation(ctx context.Context, relay peer.AddrInfo) {
 
 // setOwnCircuits records the circuit addresses through relay (none: no
 // reservation) and logs a reservation made or lost.
-func (st *netState) setOwnCircuits(relay peer.AddrInfo, circuits []ma.Multiaddr) {
+func (st *State) setOwnCircuits(relay peer.AddrInfo, circuits []ma.Multiaddr) {
 	st.mu.Lock()
 	if st.ownCircuits == nil {
 		st.ownCircuits = make(map[peer.ID][]ma.Multiaddr)
@@ -516,7 +594,7 @@ func (st *netState) setOwnCircuits(relay peer.AddrInfo, circuits []ma.Multiaddr)
 
 // addrsFactory adds the circuit addresses through private static relays to
 // the addresses the host announces.
-func (st *netState) addrsFactory(addrs []ma.Multiaddr) []ma.Multiaddr {
+func (st *State) addrsFactory(addrs []ma.Multiaddr) []ma.Multiaddr {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, c := range st.ownCircuits {
@@ -530,7 +608,7 @@ func (st *netState) addrsFactory(addrs []ma.Multiaddr) []ma.Multiaddr {
 // [p2p] reachability wins; else an address that AutoNAT v2 saw dialled
 // makes it public, then AutoNAT v1's verdict counts, then addresses that
 // AutoNAT v2 could not dial make it private.
-func (st *netState) Reachability() string {
+func (st *State) Reachability() string {
 	if st.forced != "" {
 		return st.forced
 	}
@@ -547,7 +625,7 @@ func (st *netState) Reachability() string {
 
 // RelayAddrs are the circuit addresses of the relay reservations held,
 // ending in /p2p/<this node>, so they can be dialled as they are.
-func (st *netState) RelayAddrs() []string {
+func (st *State) RelayAddrs() []string {
 	st.mu.Lock()
 	addrs := slices.Clone(st.relayAddrs)
 	for _, c := range st.ownCircuits {
@@ -557,7 +635,7 @@ func (st *netState) RelayAddrs() []string {
 	if st.host == nil || len(addrs) == 0 {
 		return []string{}
 	}
-	return p2pAddrs(peer.AddrInfo{ID: st.host.ID(), Addrs: addrs})
+	return Addrs(peer.AddrInfo{ID: st.host.ID(), Addrs: addrs})
 }
 
 // holePunches counts this node's hole punches (DCUtR) and keeps the last
@@ -627,6 +705,9 @@ func (h *holePunches) HolePunchFinished(side string, attempts int, _, _ []ma.Mul
 // other side was dialable); it is not counted as one.
 func (h *holePunches) DirectDialFinished(bool) {}
 
+// HolePunches is the status of this node's hole punches so far.
+func (st *State) HolePunches() HolePunchInfo { return st.punches.info() }
+
 // info is the status of the hole punches so far.
 func (h *holePunches) info() HolePunchInfo {
 	h.mu.Lock()
@@ -637,4 +718,31 @@ func (h *holePunches) info() HolePunchInfo {
 		out.Last = &last
 	}
 	return out
+}
+
+// HolePunchInfo counts hole punches (DCUtR), each after its retries, and
+// says how the last one ended.
+type HolePunchInfo struct {
+	Attempts  int `json:"attempts"`
+	Successes int `json:"successes"`
+	// Last is the latest hole punch; null before the first.
+	Last *HolePunchResult `json:"last"`
+}
+
+// HolePunchResult is the outcome of one hole punch.
+type HolePunchResult struct {
+	// Peer is the other side.
+	Peer string `json:"peer"`
+	// Success: it left a direct connection.
+	Success bool `json:"success"`
+	// Side is "initiator" (this node was dialled through its relay and
+	// started it) or "receiver"; empty when it failed before it started.
+	Side string `json:"side,omitempty"`
+	// Attempts is how many tries it took (libp2p retries up to 3 times).
+	Attempts int `json:"attempts"`
+	// At is when it ended (RFC 3339, UTC).
+	At string `json:"at"`
+	// Error says why a hole punch could not even be tried, e.g. the other
+	// node had no public address to offer yet.
+	Error string `json:"error,omitempty"`
 }

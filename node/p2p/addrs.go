@@ -1,20 +1,20 @@
-package node
+package p2p
 
 import (
 	"slices"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 )
 
-// What find shows a buyer of a seller: its addresses as the buyer can
-// dial them, and whether the buyer can pay it at all.
+// Addresses as another node dials them.
 
-// dialableFirst orders a seller's addresses (full multiaddrs) for a buyer
+// DialableFirst orders a seller's addresses (full multiaddrs) for a buyer
 // that listens on own: the seller's loopback addresses (127.0.0.0/8, ::1)
 // are its own machine, not the buyer's, so they go last unless the buyer
 // itself is on loopback only (both on one machine).
-func dialableFirst(addrs []string, own []ma.Multiaddr) []string {
+func DialableFirst(addrs []string, own []ma.Multiaddr) []string {
 	if onlyLoopback(own) {
 		return addrs
 	}
@@ -46,20 +46,15 @@ func isLoopbackAddr(s string) bool {
 	return err == nil && manet.IsIPLoopback(m)
 }
 
-// markPayable sets each seller's Payable (it settles on rail, this node's)
-// and moves the ones this node cannot pay after the others: a hire never
-// picks them.
-func markPayable(sellers []SellerInfo, rail string) {
-	for i := range sellers {
-		sellers[i].Payable = sellers[i].Rail == rail
+// Addrs writes ai's addresses as full multiaddrs ending in /p2p/<id>.
+func Addrs(ai peer.AddrInfo) []string {
+	out := []string{}
+	addrs, err := peer.AddrInfoToP2pAddrs(&ai)
+	if err != nil {
+		return out
 	}
-	slices.SortStableFunc(sellers, func(a, b SellerInfo) int {
-		switch {
-		case a.Payable == b.Payable:
-			return 0
-		case a.Payable:
-			return -1
-		}
-		return 1
-	})
+	for _, a := range addrs {
+		out = append(out, a.String())
+	}
+	return out
 }

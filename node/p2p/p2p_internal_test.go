@@ -1,4 +1,4 @@
-package node
+package p2p
 
 import (
 	"bytes"
@@ -22,57 +22,6 @@ const (
 	relayB = "/ip4/198.20.7.11/udp/4747/quic-v1/p2p/12D3KooWLu5PxiaMTKAWj69QNmyY4g57WY5ZSKREi1fnUqf8DrXq"
 )
 
-func TestP2PConfigValidate(t *testing.T) {
-	testCases := []struct {
-		name    string
-		p2p     P2PConfig
-		wantErr string
-	}{
-		{name: "empty"},
-		{name: "auto", p2p: P2PConfig{Reachability: "auto"}},
-		{name: "public relay", p2p: P2PConfig{Reachability: "public", RelayService: true}},
-		{name: "private with static relays", p2p: P2PConfig{Reachability: "private", Relays: []string{relayA, relayB}}},
-		{name: "unknown reachability", p2p: P2PConfig{Reachability: "maybe"}, wantErr: `p2p.reachability = "maybe"`},
-		{name: "private relay", p2p: P2PConfig{Reachability: "private", RelayService: true}, wantErr: "p2p.relay_service"},
-		{name: "relay without peer ID", p2p: P2PConfig{Relays: []string{"/ip4/198.20.7.10/tcp/4747"}}, wantErr: "p2p.relays"},
-		{name: "relay not a multiaddr", p2p: P2PConfig{Relays: []string{"relay.example.com:4747"}}, wantErr: "p2p.relays"},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig("lab")
-			cfg.P2P = tc.p2p
-			err := cfg.Validate()
-			if tc.wantErr == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorContains(t, err, tc.wantErr)
-		})
-	}
-}
-
-func TestEffectiveReachability(t *testing.T) {
-	testCases := []struct {
-		name    string
-		network string
-		p2p     P2PConfig
-		want    string
-	}{
-		{"default", "lab", P2PConfig{}, ReachabilityAuto},
-		{"forced private", "lab", P2PConfig{Reachability: "private"}, ReachabilityPrivate},
-		// A private network's relay is dialled by its members, even on
-		// private addresses where AutoNAT cannot tell.
-		{"relay of a private network", "lab", P2PConfig{RelayService: true}, ReachabilityPublic},
-		// On amino the relay waits for AutoNAT to find it public.
-		{"relay on amino", "amino", P2PConfig{RelayService: true}, ReachabilityAuto},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, tc.p2p.reachability(tc.network))
-		})
-	}
-}
-
 func TestReachabilityCombinesAutoNATVerdicts(t *testing.T) {
 	pub := ma.StringCast("/ip4/198.20.7.20/tcp/4747")
 	testCases := []struct {
@@ -91,7 +40,7 @@ func TestReachabilityCombinesAutoNATVerdicts(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &netState{forced: tc.forced, autonat: tc.v1, reachable: tc.reachable, unreachable: tc.unreachable}
+			st := &State{forced: tc.forced, autonat: tc.v1, reachable: tc.reachable, unreachable: tc.unreachable}
 			require.Equal(t, tc.want, st.Reachability())
 		})
 	}
@@ -102,15 +51,15 @@ func TestReachabilityCombinesAutoNATVerdicts(t *testing.T) {
 // relayCandidates used to read the node's Routing field as New assigned it.
 // Run with -race.
 func TestRelayCandidatesOffersStaticRelaysFirst(t *testing.T) {
-	static, err := ParseBootstrap([]string{relayA, relayB})
+	static, err := relayInfos(relayA, relayB)
 	require.NoError(t, err)
-	st := newNetState(DefaultConfig("lab"), static, true, slog.New(slog.DiscardHandler))
+	st := newState(Config{Network: "lab", Relays: static, Bootstrap: true}, slog.New(slog.DiscardHandler))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		size := func() int { return 0 }
-		st.dhtPeers.Store(&size) // as setRouting does, while candidates are asked for
+		st.dhtPeers.Store(&size) // as SetRouting does, while candidates are asked for
 	}()
 	var got []peer.ID
 	for ai := range st.relayCandidates(context.Background(), 5) {
@@ -128,7 +77,7 @@ func TestRelayCandidatesOffersStaticRelaysFirst(t *testing.T) {
 
 func TestRelayReservationsAreLogged(t *testing.T) {
 	var buf bytes.Buffer
-	st := newNetState(DefaultConfig("lab"), nil, true, slog.New(slog.NewTextHandler(&buf, nil)))
+	st := newState(Config{Network: "lab", Bootstrap: true}, slog.New(slog.NewTextHandler(&buf, nil)))
 	circuit := ma.StringCast(relayA + "/p2p-circuit")
 	st.relaysUpdated([]ma.Multiaddr{circuit})
 	require.Contains(t, buf.String(), "relay reservation made")
@@ -160,7 +109,7 @@ func TestJoinIsLoggedAndZeroPeersWarned(t *testing.T) {
 					return buf.Write(p)
 				}), nil))
 				logged := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
-				st := newNetState(DefaultConfig("lab"), nil, tc.bootstrap, log)
+				st := newState(Config{Network: "lab", Bootstrap: tc.bootstrap}, log)
 				var peers sync.Mutex
 				n := 0
 				size := func() int { peers.Lock(); defer peers.Unlock(); return n }
@@ -204,7 +153,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 func TestHolePunchesCountedAndLastKept(t *testing.T) {
 	var buf bytes.Buffer
 	h := &holePunches{log: slog.New(slog.NewTextHandler(&buf, nil))}
-	static, err := ParseBootstrap([]string{relayA, relayB})
+	static, err := relayInfos(relayA, relayB)
 	require.NoError(t, err)
 	require.Nil(t, h.info().Last)
 
@@ -246,3 +195,16 @@ type fakeConn struct {
 }
 
 func (c fakeConn) RemotePeer() peer.ID { return c.remote }
+
+// relayInfos parses full multiaddrs of relays.
+func relayInfos(addrs ...string) ([]peer.AddrInfo, error) {
+	var out []peer.AddrInfo
+	for _, a := range addrs {
+		ai, err := peer.AddrInfoFromString(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *ai)
+	}
+	return out, nil
+}
