@@ -1,9 +1,10 @@
-package node
+package bench
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"path/filepath"
 	"time"
@@ -12,10 +13,11 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
 )
 
-// BenchChain is what an evm bench run did on chain, both nodes together.
-type BenchChain struct {
+// Chain is what an evm bench run did on chain, both nodes together.
+type Chain struct {
 	ChainID int64 `json:"chain_id"`
 	// Txs and Gas are every transaction the two nodes sent after the
 	// buyer's deposit (allocations, redeem batches, cancels) and the gas
@@ -36,8 +38,8 @@ type BenchChain struct {
 	RedeemIntervalMS int64 `json:"redeem_interval_ms"`
 }
 
-// BenchEVMOptions is the chain of an evm bench run.
-type BenchEVMOptions struct {
+// EVMOptions is the chain of an evm bench run.
+type EVMOptions struct {
 	// RPC is the chain; Deployer a key with native currency there: it
 	// deploys a test token and the escrow, funds the nodes' gas and mints
 	// the buyer's tokens.
@@ -47,31 +49,31 @@ type BenchEVMOptions struct {
 	RedeemInterval time.Duration
 }
 
-// BenchHireEVM measures hires on the evm rail against the credits rail in
+// HireEVM measures hires on the evm rail against the credits rail in
 // one run: first n credits hires, then n evm hires of the same capability
 // and concurrency on a fresh deployment (escrow and test token) on the
 // chain at o.RPC. The evm figures are the result; CreditsHiresPerSec and
 // RatioToCredits compare them; Chain counts the transactions, gas and the
 // time from release to money in the seller's address.
-func BenchHireEVM(ctx context.Context, n, concurrency int, o BenchEVMOptions) (BenchHireResult, error) {
+func HireEVM(ctx context.Context, n, concurrency int, o EVMOptions) (HireResult, error) {
 	if o.RPC == "" || o.Deployer == nil {
-		return BenchHireResult{}, errors.New("bench hire --settlement evm: a chain and a funded key are needed")
+		return HireResult{}, errors.New("bench hire --settlement evm: a chain and a funded key are needed")
 	}
 	if o.RedeemInterval <= 0 {
 		o.RedeemInterval = time.Second
 	}
 	creditsBuyer, creditsCleanup, err := benchCreditsPair(ctx, n, concurrency)
 	if err != nil {
-		return BenchHireResult{}, fmt.Errorf("bench hire, credits: %w", err)
+		return HireResult{}, fmt.Errorf("bench hire, credits: %w", err)
 	}
 	defer creditsCleanup()
-	dep, err := evm.Deploy(ctx, o.RPC, o.Deployer, evm.DeployOptions{TestToken: true, Notice: 24 * time.Hour, Logger: discardLogger()})
+	dep, err := evm.Deploy(ctx, o.RPC, o.Deployer, evm.DeployOptions{TestToken: true, Notice: 24 * time.Hour, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return BenchHireResult{}, fmt.Errorf("bench hire: deploy: %w", err)
+		return HireResult{}, fmt.Errorf("bench hire: deploy: %w", err)
 	}
-	setup := func(i int, repo *Repo) error {
-		repo.Config.Settlement = SettlementConfig{
-			Rail: RailEVM, RPC: o.RPC, Escrow: dep.Escrow.Hex(), Token: dep.Token.Hex(), Confirmations: 1,
+	setup := func(i int, repo *node.Repo) error {
+		repo.Config.Settlement = node.SettlementConfig{
+			Rail: node.RailEVM, RPC: o.RPC, Escrow: dep.Escrow.Hex(), Token: dep.Token.Hex(), Confirmations: 1,
 			RedeemInterval: o.RedeemInterval.String(), ReconcileInterval: "1s",
 		}
 		k, _, err := evm.LoadOrCreateKey(filepath.Join(repo.Dir, evm.KeyFileName))
@@ -81,27 +83,27 @@ func BenchHireEVM(ctx context.Context, n, concurrency int, o BenchEVMOptions) (B
 		eth := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 		return evm.SendNative(ctx, o.RPC, o.Deployer, k.Address(), eth)
 	}
-	nodes, cleanup, err := benchNodesWith(ctx, 2, Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}}, setup)
+	nodes, cleanup, err := benchNodesWith(ctx, 2, node.Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}}, setup)
 	if err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	defer cleanup()
 	seller, buyer := nodes[0], nodes[1]
 	price := int64(1000)
 	if _, err := seller.Market.AddListing(ctx, market.ListingParams{Capability: "compute.statistics.mean", Price: price, Handler: market.HandlerConfig{Kind: market.HandlerBuiltin}}); err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	total := int64(n+10) * price * 2
 	buyerAddr := buyer.Settler.Address()
 	if err := evm.MintTest(ctx, o.RPC, o.Deployer, dep.Token, commonAddress(buyerAddr), total); err != nil {
-		return BenchHireResult{}, fmt.Errorf("bench hire: mint: %w", err)
+		return HireResult{}, fmt.Errorf("bench hire: mint: %w", err)
 	}
 	if _, _, err := buyer.Settler.Deposit(ctx, total); err != nil {
-		return BenchHireResult{}, fmt.Errorf("bench hire: deposit: %w", err)
+		return HireResult{}, fmt.Errorf("bench hire: deposit: %w", err)
 	}
 	before := [2]evm.Stats{seller.Settler.Stats(), buyer.Settler.Stats()}
 	if err := warmUp(ctx, nodes, buyer); err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	// Rounds of credits and evm hires in turn, so that a machine whose load
 	// changes during the run weighs on both alike.
@@ -109,10 +111,10 @@ func BenchHireEVM(ctx context.Context, n, concurrency int, o BenchEVMOptions) (B
 	for i := range benchRounds {
 		k := n/benchRounds + btoi(i < n%benchRounds)
 		if err := credits.hires(ctx, creditsBuyer, k, concurrency); err != nil {
-			return BenchHireResult{}, err
+			return HireResult{}, err
 		}
 		if err := onEVM.hires(ctx, buyer, k, concurrency); err != nil {
-			return BenchHireResult{}, err
+			return HireResult{}, err
 		}
 	}
 	res := onEVM.result(n, concurrency)
@@ -127,7 +129,7 @@ func BenchHireEVM(ctx context.Context, n, concurrency int, o BenchEVMOptions) (B
 		}
 	}
 	ss, bs := seller.Settler.Stats(), buyer.Settler.Stats()
-	ch := &BenchChain{ChainID: dep.ChainID, ByKind: map[string]int{}, Redeemed: ss.Redeemed, Batches: ss.Batches,
+	ch := &Chain{ChainID: dep.ChainID, ByKind: map[string]int{}, Redeemed: ss.Redeemed, Batches: ss.Batches,
 		ReleaseToPaid: summarize(ss.ReleaseToPaid), RedeemIntervalMS: o.RedeemInterval.Milliseconds()}
 	for i, st := range []evm.Stats{ss, bs} {
 		ch.Txs += st.Txs - before[i].Txs
@@ -145,7 +147,7 @@ func BenchHireEVM(ctx context.Context, n, concurrency int, o BenchEVMOptions) (B
 	if ss.Redeemed < want {
 		return res, fmt.Errorf("bench hire: %d of %d releases redeemed within %s", ss.Redeemed, want, o.RedeemInterval+time.Minute)
 	}
-	res.Settlement, res.Chain = RailEVM, ch
+	res.Settlement, res.Chain = node.RailEVM, ch
 	c, ratio := credits.result(n, concurrency).HiresPerSec, 0.0
 	if c > 0 {
 		ratio = res.HiresPerSec / c

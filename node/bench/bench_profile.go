@@ -1,4 +1,4 @@
-package node
+package bench
 
 import (
 	"context"
@@ -27,8 +27,8 @@ const (
 	nodeLabel             = "node"
 )
 
-// BenchOption changes how BenchHire runs.
-type BenchOption func(*benchConfig)
+// Option changes how Hire runs.
+type Option func(*benchConfig)
 
 type benchConfig struct {
 	profileDir string
@@ -36,7 +36,7 @@ type benchConfig struct {
 
 // WithProfile writes CPU and allocation profiles of the measured hires
 // (not the warm-up) to dir, which is created if need be.
-func WithProfile(dir string) BenchOption {
+func WithProfile(dir string) Option {
 	return func(c *benchConfig) { c.profileDir = dir }
 }
 

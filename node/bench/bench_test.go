@@ -1,4 +1,4 @@
-package node_test
+package bench_test
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/bench"
 )
 
 // BenchmarkHireConcurrent32 measures whole hires of compute.statistics.mean
 // between two real nodes on loopback, 32 in flight ('swarmwage bench hire'
 // prints the same figures with percentiles).
 func BenchmarkHireConcurrent32(b *testing.B) {
-	res, err := node.BenchHire(context.Background(), max(b.N, 64), 32)
+	res, err := bench.Hire(context.Background(), max(b.N, 64), 32)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func BenchmarkHireConcurrent32(b *testing.B) {
 // BenchmarkFind30Nodes measures cold and warm find latency on a 30-node
 // loopback network.
 func BenchmarkFind30Nodes(b *testing.B) {
-	res, err := node.BenchFind(context.Background(), 30, 10, max(1, b.N/10))
+	res, err := bench.Find(context.Background(), 30, 10, max(1, b.N/10))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func BenchmarkFind30Nodes(b *testing.B) {
 // they ran for, and the allocation profiles before and after the hires.
 func TestBenchHireWritesProfiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "prof")
-	res, err := node.BenchHire(t.Context(), 20, 4, node.WithProfile(dir))
+	res, err := bench.Hire(t.Context(), 20, 4, bench.WithProfile(dir))
 	require.NoError(t, err)
 	require.Zero(t, res.Failed, res.FirstError)
 	for _, name := range []string{"cpu.pprof", "allocs.pprof", "allocs-base.pprof"} {
@@ -49,7 +49,7 @@ func TestBenchHireWritesProfiles(t *testing.T) {
 		require.NoError(t, err)
 		require.NotZero(t, fi.Size(), name)
 	}
-	for _, cmd := range node.ProfileFiles(dir) {
+	for _, cmd := range bench.ProfileFiles(dir) {
 		require.Contains(t, cmd, dir)
 	}
 }

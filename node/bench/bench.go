@@ -1,10 +1,15 @@
-package node
+// Package bench holds the whole-node benchmarks behind 'swarmwage bench
+// hire' and 'bench find'. They build real nodes (libp2p on loopback, Badger
+// on disk) in temporary repos on a private network and print figures; they
+// assert nothing. It sits above package node, which knows nothing of it.
+package bench
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"sync"
@@ -13,11 +18,8 @@ import (
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node"
 )
-
-// Whole-node benchmarks behind 'swarmwage bench hire' and 'bench find'.
-// They build real nodes (libp2p on loopback, Badger on disk) in temporary
-// repos on a private network and print figures; they assert nothing.
 
 // benchNetwork is the private network of the benchmarks.
 const benchNetwork = "bench"
@@ -43,13 +45,13 @@ func summarize(d []time.Duration) Latencies {
 
 // benchNodes starts n nodes in temporary repos, the first the bootstrap
 // of the others. cleanup closes them and removes the repos.
-func benchNodes(ctx context.Context, n int, opts Options) (nodes []*Node, cleanup func(), err error) {
+func benchNodes(ctx context.Context, n int, opts node.Options) (nodes []*node.Node, cleanup func(), err error) {
 	return benchNodesWith(ctx, n, opts, nil)
 }
 
 // benchNodesWith is benchNodes with setup run on each repo (its index,
 // the repo just made) before its node is built.
-func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, repo *Repo) error) (nodes []*Node, cleanup func(), err error) {
+func benchNodesWith(ctx context.Context, n int, opts node.Options, setup func(i int, repo *node.Repo) error) (nodes []*node.Node, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", "swarmwage-bench")
 	if err != nil {
 		return nil, nil, err
@@ -58,7 +60,7 @@ func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, 
 		var wg sync.WaitGroup
 		for _, nd := range nodes {
 			wg.Add(1)
-			go func(nd *Node) { defer wg.Done(); nd.Close() }(nd)
+			go func(nd *node.Node) { defer wg.Done(); nd.Close() }(nd)
 		}
 		wg.Wait()
 		os.RemoveAll(dir)
@@ -68,11 +70,11 @@ func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, 
 			cleanup()
 		}
 	}()
-	start := func(i int, boot []string) (*Node, error) {
-		cfg := DefaultConfig(benchNetwork)
+	start := func(i int, boot []string) (*node.Node, error) {
+		cfg := node.DefaultConfig(benchNetwork)
 		cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
 		cfg.API = "127.0.0.1:0"
-		repo, err := Init(fmt.Sprintf("%s/n%d", dir, i), cfg)
+		repo, err := node.Init(fmt.Sprintf("%s/n%d", dir, i), cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -83,10 +85,10 @@ func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, 
 		}
 		o := opts
 		o.Bootstrap = boot
-		o.Logger = discardLogger()
-		var nd *Node
+		o.Logger = slog.New(slog.DiscardHandler)
+		var nd *node.Node
 		withNodeLabel(ctx, i, func(ctx context.Context) {
-			nd, err = New(ctx, repo, o)
+			nd, err = node.New(ctx, repo, o)
 			if err == nil {
 				err = nd.Start(ctx)
 			}
@@ -132,7 +134,7 @@ func benchNodesWith(ctx context.Context, n int, opts Options, setup func(i int, 
 
 // waitAnnounced waits until every node has DHT peers and has provided what
 // it announced.
-func waitAnnounced(ctx context.Context, nodes []*Node) error {
+func waitAnnounced(ctx context.Context, nodes []*node.Node) error {
 	for {
 		ready := true
 		for _, n := range nodes {
@@ -152,8 +154,8 @@ func waitAnnounced(ctx context.Context, nodes []*Node) error {
 	}
 }
 
-// BenchHireResult is the output of 'bench hire --json'.
-type BenchHireResult struct {
+// HireResult is the output of 'bench hire --json'.
+type HireResult struct {
 	P50MS       float64 `json:"p50_ms"`
 	P95MS       float64 `json:"p95_ms"`
 	HiresPerSec float64 `json:"hires_per_s"`
@@ -163,30 +165,30 @@ type BenchHireResult struct {
 	// FirstError is the error of the first failed hire.
 	FirstError string `json:"first_error,omitempty"`
 	// The evm rail's run (bench_evm.go) adds these; a credits run has none.
-	Settlement         string      `json:"settlement,omitempty"`
-	CreditsHiresPerSec *float64    `json:"credits_hires_per_s,omitempty"`
-	RatioToCredits     *float64    `json:"ratio_to_credits,omitempty"`
-	Chain              *BenchChain `json:"chain,omitempty"`
+	Settlement         string   `json:"settlement,omitempty"`
+	CreditsHiresPerSec *float64 `json:"credits_hires_per_s,omitempty"`
+	RatioToCredits     *float64 `json:"ratio_to_credits,omitempty"`
+	Chain              *Chain   `json:"chain,omitempty"`
 }
 
-// BenchHire runs n hires of compute.statistics.mean, concurrency at a time,
+// Hire runs n hires of compute.statistics.mean, concurrency at a time,
 // from a buyer node to a seller node on loopback.
-func BenchHire(ctx context.Context, n, concurrency int, opts ...BenchOption) (BenchHireResult, error) {
+func Hire(ctx context.Context, n, concurrency int, opts ...Option) (HireResult, error) {
 	var cfg benchConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if n < 1 || concurrency < 1 {
-		return BenchHireResult{}, errors.New("bench hire: n and concurrency must be at least 1")
+		return HireResult{}, errors.New("bench hire: n and concurrency must be at least 1")
 	}
 	buyer, cleanup, err := benchCreditsPair(ctx, n, concurrency)
 	if err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	defer cleanup()
 	prof, err := startProfile(cfg.profileDir)
 	if err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	var run hireRun
 	err = run.hires(ctx, buyer, n, concurrency)
@@ -194,7 +196,7 @@ func BenchHire(ctx context.Context, n, concurrency int, opts ...BenchOption) (Be
 		err = perr
 	}
 	if err != nil {
-		return BenchHireResult{}, err
+		return HireResult{}, err
 	}
 	return run.result(n, concurrency), nil
 }
@@ -202,8 +204,8 @@ func BenchHire(ctx context.Context, n, concurrency int, opts ...BenchOption) (Be
 // benchCreditsPair starts a seller of compute.statistics.mean and a buyer
 // with credits for n hires, on the credits rail, and returns the buyer
 // after one warm-up hire.
-func benchCreditsPair(ctx context.Context, n, concurrency int) (buyer *Node, cleanup func(), err error) {
-	nodes, cleanup, err := benchNodes(ctx, 2, Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}})
+func benchCreditsPair(ctx context.Context, n, concurrency int) (buyer *node.Node, cleanup func(), err error) {
+	nodes, cleanup, err := benchNodes(ctx, 2, node.Options{MarketOptions: []market.Option{market.Concurrency(max(concurrency, 4), 4*concurrency+64)}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +231,7 @@ var benchReq = market.HireRequest{Capability: "compute.statistics.mean", Input: 
 
 // warmUp waits for the nodes' announcements and runs one hire: the first
 // pays for the DHT search and the connection.
-func warmUp(ctx context.Context, nodes []*Node, buyer *Node) error {
+func warmUp(ctx context.Context, nodes []*node.Node, buyer *node.Node) error {
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := waitAnnounced(wctx, nodes); err != nil {
@@ -251,7 +253,7 @@ type hireRun struct {
 
 // hires runs n hires of compute.statistics.mean from buyer, concurrency at
 // a time, and adds them to the run.
-func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) error {
+func (h *hireRun) hires(ctx context.Context, buyer *node.Node, n, concurrency int) error {
 	var mu sync.Mutex
 	work := make(chan struct{}, n)
 	for range n {
@@ -286,44 +288,44 @@ func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) er
 	return ctx.Err()
 }
 
-func (h *hireRun) result(n, concurrency int) BenchHireResult {
+func (h *hireRun) result(n, concurrency int) HireResult {
 	s := summarize(h.lat)
-	return BenchHireResult{
+	return HireResult{
 		P50MS: s.P50MS, P95MS: s.P95MS, HiresPerSec: float64(len(h.lat)) / h.elapsed.Seconds(),
 		N: n, Concurrency: concurrency, Failed: h.failed, FirstError: h.firstErr,
 	}
 }
 
-// BenchFindResult is the output of 'bench find --json'.
-type BenchFindResult struct {
+// FindResult is the output of 'bench find --json'.
+type FindResult struct {
 	Nodes int       `json:"nodes"`
 	Cold  Latencies `json:"cold"`
 	Warm  Latencies `json:"warm"`
 }
 
-// BenchFind builds a network of nodes, each selling one of caps
+// Find builds a network of nodes, each selling one of caps
 // capabilities, and measures find latency: cold (prefetch cache dropped,
 // so a DHT search plus listing fetches) and warm (from the cache, listing
 // fetches only), rounds times per capability.
-func BenchFind(ctx context.Context, nodes, caps, rounds int) (BenchFindResult, error) {
+func Find(ctx context.Context, nodes, caps, rounds int) (FindResult, error) {
 	if nodes < 2 || caps < 1 || rounds < 1 {
-		return BenchFindResult{}, errors.New("bench find: need at least 2 nodes, 1 capability and 1 round")
+		return FindResult{}, errors.New("bench find: need at least 2 nodes, 1 capability and 1 round")
 	}
-	all, cleanup, err := benchNodes(ctx, nodes, Options{DHTOptions: []dht.Option{dht.CacheRefresh(time.Hour)}})
+	all, cleanup, err := benchNodes(ctx, nodes, node.Options{DHTOptions: []dht.Option{dht.CacheRefresh(time.Hour)}})
 	if err != nil {
-		return BenchFindResult{}, err
+		return FindResult{}, err
 	}
 	defer cleanup()
 	capID := func(i int) string { return fmt.Sprintf("custom.bench%d.cap", i%caps) }
 	for i, n := range all {
 		if _, err := n.Market.AddListing(ctx, market.ListingParams{Capability: capID(i), Price: 1000, Handler: market.HandlerConfig{Kind: market.HandlerBuiltin}}); err != nil {
-			return BenchFindResult{}, err
+			return FindResult{}, err
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := waitAnnounced(wctx, all); err != nil {
-		return BenchFindResult{}, err
+		return FindResult{}, err
 	}
 	var cold, warm []time.Duration
 	for r := range rounds {
@@ -333,15 +335,15 @@ func BenchFind(ctx context.Context, nodes, caps, rounds int) (BenchFindResult, e
 			n.Routing.Forget(id)
 			t0 := time.Now()
 			if _, err := n.Market.Find(ctx, id, 20); err != nil {
-				return BenchFindResult{}, err
+				return FindResult{}, err
 			}
 			cold = append(cold, time.Since(t0))
 			t0 = time.Now()
 			if _, err := n.Market.Find(ctx, id, 20); err != nil {
-				return BenchFindResult{}, err
+				return FindResult{}, err
 			}
 			warm = append(warm, time.Since(t0))
 		}
 	}
-	return BenchFindResult{Nodes: nodes, Cold: summarize(cold), Warm: summarize(warm)}, nil
+	return FindResult{Nodes: nodes, Cold: summarize(cold), Warm: summarize(warm)}, nil
 }

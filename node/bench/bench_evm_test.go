@@ -1,4 +1,4 @@
-package node_test
+package bench_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
-	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/bench"
 )
 
 // BenchmarkHireEVMConcurrent32 measures hires on the evm rail (a real
@@ -19,7 +19,7 @@ func BenchmarkHireEVMConcurrent32(b *testing.B) {
 	a := evmtest.StartAnvil(b)
 	k, err := evm.ParseKey(a.Keys[0])
 	require.NoError(b, err)
-	res, err := node.BenchHireEVM(context.Background(), max(b.N, 64), 32, node.BenchEVMOptions{RPC: a.URL, Deployer: k})
+	res, err := bench.HireEVM(context.Background(), max(b.N, 64), 32, bench.EVMOptions{RPC: a.URL, Deployer: k})
 	require.NoError(b, err)
 	b.ReportMetric(res.HiresPerSec, "hires/s")
 	b.ReportMetric(*res.CreditsHiresPerSec, "credits-hires/s")
@@ -35,7 +35,7 @@ func TestBenchHireEVMReportsTheChain(t *testing.T) {
 	a := evmtest.StartAnvil(t)
 	k, err := evm.ParseKey(a.Keys[0])
 	require.NoError(t, err)
-	res, err := node.BenchHireEVM(t.Context(), 40, 8, node.BenchEVMOptions{RPC: a.URL, Deployer: k})
+	res, err := bench.HireEVM(t.Context(), 40, 8, bench.EVMOptions{RPC: a.URL, Deployer: k})
 	require.NoError(t, err)
 	require.Zero(t, res.Failed, res.FirstError)
 	require.Equal(t, "evm", res.Settlement)
