@@ -21,6 +21,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
@@ -28,7 +29,6 @@ import (
 	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node/p2p"
-	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -105,11 +105,11 @@ func startAPI(n *Node) (*apiServer, error) {
 		_ = a.srv.Serve(ln)
 	}()
 	// The token first, then the URL: a client that sees api can read the token.
-	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, controlapi.TokenFile), []byte(a.token), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, controlapi.URLFile), []byte(a.url+"\n"), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -118,8 +118,8 @@ func startAPI(n *Node) (*apiServer, error) {
 
 func (a *apiServer) close() error {
 	// Remove the files first so that no client picks up a dying daemon.
-	os.Remove(filepath.Join(a.n.Repo.Dir, apiFile))
-	os.Remove(filepath.Join(a.n.Repo.Dir, tokenFile))
+	os.Remove(filepath.Join(a.n.Repo.Dir, controlapi.URLFile))
+	os.Remove(filepath.Join(a.n.Repo.Dir, controlapi.TokenFile))
 	// Event streams never go idle: end them, or Shutdown waits for them.
 	a.n.events.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -201,12 +201,12 @@ func (a *apiServer) handleListings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
-	var req AddListingRequest
+	var req controlapi.AddListingRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode listing request: "+err.Error())
 		return
 	}
-	p, err := req.params()
+	p, err := listingParams(req)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
@@ -216,7 +216,7 @@ func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
 		apiFail(w, err)
 		return
 	}
-	apiJSON(w, listingInfo(o))
+	apiJSON(w, controlapi.NewListingInfo(o))
 }
 
 func (a *apiServer) handleRemoveListing(w http.ResponseWriter, r *http.Request) {
@@ -267,8 +267,8 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, info)
 }
 
-// params turns the request into market listing parameters.
-func (req AddListingRequest) params() (market.ListingParams, error) {
+// listingParams turns the request into market listing parameters.
+func listingParams(req controlapi.AddListingRequest) (market.ListingParams, error) {
 	if req.Capability != "" || len(req.SkillCard) == 0 {
 		if err := verify.CheckKnown(req.Capability); err != nil {
 			return market.ListingParams{}, err
@@ -276,16 +276,16 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	}
 	price, err := escrow.ParseAmount(req.Price)
 	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", ErrBadRequest, req.Price, err)
+		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", controlapi.ErrBadRequest, req.Price, err)
 	}
 	if len(req.SkillCard) > 0 {
 		p, err := market.SkillCardListing(req.SkillCard, req.Capability, req.SkillCardDir, price)
 		if err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 		}
 		p.Handler.Env = req.Env
 		if err := market.CheckHandlerEnv(p.Handler); err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 		}
 		return p, nil
 	}
@@ -295,20 +295,20 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 	}
 	h, err := market.ParseHandler(spec)
 	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 	}
 	h.Env = req.Env
 	if err := market.CheckHandlerEnv(h); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 	}
 	if err := setRunnerFields(&h, req); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 	}
 	if h, err = market.ResolveExec(h, req.Dir); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
 	}
 	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {
-		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", ErrBadRequest, req.Capability)
+		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", controlapi.ErrBadRequest, req.Capability)
 	}
 	return market.ListingParams{
 		Capability: req.Capability, Price: price, Handler: h,
@@ -318,7 +318,7 @@ func (req AddListingRequest) params() (market.ListingParams, error) {
 
 // setRunnerFields puts the request's openai and mcp settings on h and
 // checks them: each belongs to its kind only.
-func setRunnerFields(h *market.HandlerConfig, req AddListingRequest) error {
+func setRunnerFields(h *market.HandlerConfig, req controlapi.AddListingRequest) error {
 	isOpenAI, isMCP := h.Kind == market.HandlerOpenAI, h.Kind == market.HandlerMCP || h.Kind == market.HandlerMCPHTTP
 	switch {
 	case !isOpenAI && (req.BaseURL != "" || req.APIKeyEnv != "" || req.Prompt != ""):
@@ -343,8 +343,8 @@ func setRunnerFields(h *market.HandlerConfig, req AddListingRequest) error {
 }
 
 // ID describes this running node.
-func (n *Node) ID(ctx context.Context) (IDInfo, error) {
-	info := IDInfo{
+func (n *Node) ID(ctx context.Context) (controlapi.IDInfo, error) {
+	info := controlapi.IDInfo{
 		PeerID:       n.Host.ID().String(),
 		Addrs:        p2p.Addrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
 		Network:      n.Config.Network,
@@ -356,7 +356,7 @@ func (n *Node) ID(ctx context.Context) (IDInfo, error) {
 	}
 	offers, err := n.Market.Store().List(ctx)
 	if err != nil {
-		return IDInfo{}, err
+		return controlapi.IDInfo{}, err
 	}
 	for _, o := range offers {
 		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
@@ -365,10 +365,10 @@ func (n *Node) ID(ctx context.Context) (IDInfo, error) {
 }
 
 // Peers lists the connected peers.
-func (n *Node) Peers() PeersInfo {
-	out := PeersInfo{Peers: []PeerInfo{}, RoutingTable: n.Routing.RoutingTableSize()}
+func (n *Node) Peers() controlapi.PeersInfo {
+	out := controlapi.PeersInfo{Peers: []controlapi.PeerInfo{}, RoutingTable: n.Routing.RoutingTableSize()}
 	for _, p := range n.Host.Network().Peers() {
-		out.Peers = append(out.Peers, PeerInfo{
+		out.Peers = append(out.Peers, controlapi.PeerInfo{
 			PeerID: p.String(),
 			Addrs:  p2p.Addrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
 		})
@@ -385,19 +385,19 @@ func addrsOf(n *Node, p peer.ID) []ma.Multiaddr {
 }
 
 // Find searches the network for verified sellers of capID.
-func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, error) {
+func (n *Node) Find(ctx context.Context, capID string, limit int) (controlapi.FindInfo, error) {
 	if err := checkSearchID(capID); err != nil {
-		return FindInfo{}, err
+		return controlapi.FindInfo{}, err
 	}
 	resolved, err := n.Market.ResolveCapability(capID)
 	if err != nil {
-		return FindInfo{}, err
+		return controlapi.FindInfo{}, err
 	}
 	res, err := n.Market.Find(ctx, resolved, limit)
 	if err != nil {
-		return FindInfo{}, err
+		return controlapi.FindInfo{}, err
 	}
-	info := findInfo(res, n.Market.Rating)
+	info := controlapi.NewFindInfo(res, n.Market.Rating)
 	own := n.Host.Addrs()
 	for i := range info.Sellers {
 		info.Sellers[i].Addrs = p2p.DialableFirst(info.Sellers[i].Addrs, own)
@@ -421,14 +421,14 @@ func checkSearchID(capID string) error {
 }
 
 // Listings lists the offers in store.
-func Listings(ctx context.Context, store *market.Store) (ListingsInfo, error) {
+func Listings(ctx context.Context, store *market.Store) (controlapi.ListingsInfo, error) {
 	offers, err := store.List(ctx)
 	if err != nil {
-		return ListingsInfo{}, err
+		return controlapi.ListingsInfo{}, err
 	}
-	out := ListingsInfo{Listings: []ListingInfo{}}
+	out := controlapi.ListingsInfo{Listings: []controlapi.ListingInfo{}}
 	for _, o := range offers {
-		out.Listings = append(out.Listings, listingInfo(o))
+		out.Listings = append(out.Listings, controlapi.NewListingInfo(o))
 	}
 	return out, nil
 }
@@ -437,7 +437,7 @@ func Listings(ctx context.Context, store *market.Store) (ListingsInfo, error) {
 // turns back into the same kind of error.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, ErrBadRequest):
+	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, controlapi.ErrBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound), errors.Is(err, ErrNotRunning):
 		return http.StatusNotFound
@@ -449,47 +449,9 @@ func statusOf(err error) int {
 	}
 }
 
-// apiErrorBody is the body of every control API error: the message for
-// people, and for errors a client acts on, a stable code (errorCodes).
-type apiErrorBody struct {
-	Error string `json:"error"`
-	Code  string `json:"code,omitempty"`
-}
-
-// errorCodes are the codes of the control API's errors that a client tells
-// apart, and the error each stands for: APIError.Is maps a code back to it.
-func errorCodes() []struct {
-	code string
-	err  error
-} {
-	return []struct {
-		code string
-		err  error
-	}{
-		{"bad_state", escrow.ErrBadState},
-		{"escrow_not_found", escrow.ErrNotFound},
-		{"wrong_amount", escrow.ErrWrongAmount},
-		{"invalid_message", escrow.ErrInvalidMessage},
-		{"job_not_found", market.ErrJobNotFound},
-		{"not_listed", market.ErrNotListed},
-		{"bad_rating", market.ErrBadRating},
-		{"disk_full", storage.ErrDiskFull},
-	}
-}
-
-// errorCode is err's code, or "" when it has none.
-func errorCode(err error) string {
-	for _, c := range errorCodes() {
-		if errors.Is(err, c.err) {
-			return c.code
-		}
-	}
-	return ""
-}
-
 // apiFail answers err with the status statusOf gives it and its code.
 func apiFail(w http.ResponseWriter, err error) {
-	writeAPIError(w, statusOf(err), apiErrorBody{Error: err.Error(), Code: errorCode(err)})
+	writeAPIError(w, statusOf(err), controlapi.ErrorBody{Error: err.Error(), Code: controlapi.ErrorCode(err)})
 }
 
 func apiJSON(w http.ResponseWriter, v any) {
@@ -500,10 +462,10 @@ func apiJSON(w http.ResponseWriter, v any) {
 }
 
 func apiError(w http.ResponseWriter, status int, msg string) {
-	writeAPIError(w, status, apiErrorBody{Error: msg})
+	writeAPIError(w, status, controlapi.ErrorBody{Error: msg})
 }
 
-func writeAPIError(w http.ResponseWriter, status int, body apiErrorBody) {
+func writeAPIError(w http.ResponseWriter, status int, body controlapi.ErrorBody) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
@@ -511,8 +473,8 @@ func writeAPIError(w http.ResponseWriter, status int, body apiErrorBody) {
 
 // OfflineID describes a repo whose daemon is not running: its configured
 // listen addresses stand in for the live ones.
-func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, error) {
-	info := IDInfo{
+func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (controlapi.IDInfo, error) {
+	info := controlapi.IDInfo{
 		PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{},
 		Reachability: offlineReachability(repo.Config), RelayAddrs: []string{},
 	}
@@ -521,7 +483,7 @@ func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, er
 	}
 	offers, err := store.List(ctx)
 	if err != nil {
-		return IDInfo{}, err
+		return controlapi.IDInfo{}, err
 	}
 	for _, o := range offers {
 		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
@@ -529,19 +491,16 @@ func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, er
 	return info, nil
 }
 
-// ErrBadRequest wraps errors in a listing request (bad price, handler, ...).
-var ErrBadRequest = errors.New("invalid request")
-
 // AddListingLocal stores a listing without a daemon; the daemon announces it
 // when it starts.
-func AddListingLocal(ctx context.Context, store *market.Store, req AddListingRequest) (ListingInfo, error) {
-	p, err := req.params()
+func AddListingLocal(ctx context.Context, store *market.Store, req controlapi.AddListingRequest) (controlapi.ListingInfo, error) {
+	p, err := listingParams(req)
 	if err != nil {
-		return ListingInfo{}, err
+		return controlapi.ListingInfo{}, err
 	}
 	o, err := store.Put(ctx, p)
 	if err != nil {
-		return ListingInfo{}, err
+		return controlapi.ListingInfo{}, err
 	}
-	return listingInfo(o), nil
+	return controlapi.NewListingInfo(o), nil
 }

@@ -1,6 +1,9 @@
-// Package node assembles one swarmwage node: the repo directory (config,
-// identity, lock), the libp2p host, the Badger database, the capability DHT,
-// the market, and the local control API with its Go client.
+// Package node is the composition root of one swarmwage node: it builds,
+// starts and stops the parts (the repo directory with config, identity and
+// lock; the libp2p host of package node/p2p; the Badger database of package
+// node/storage; the capability DHT, the escrow and the market) and serves
+// the local control API, whose documents and client are package
+// controlapi.
 //
 // Repo layout:
 //
@@ -12,11 +15,6 @@
 //	<repo>/repo.lock      flock held by the process that has the data open
 //	<repo>/api            control API URL, present while a daemon serves
 //	<repo>/api.token      control API bearer token (0600), same lifetime
-//
-// The control API's list routes (GET /v1/jobs, GET /v1/escrow) answer one
-// page at a time (?limit=, default 100, at most 1000, and ?cursor= from the
-// previous page's next_cursor), so that no history is too long to list;
-// job pages are summaries without inputs and outputs.
 package node
 
 import (
@@ -40,6 +38,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
@@ -571,7 +570,7 @@ func lockWaiting(repo *Repo) error {
 	pause := 20 * time.Millisecond
 	for {
 		err := repo.Lock()
-		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, apiFile)) {
+		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, controlapi.URLFile)) {
 			return err
 		}
 		if repo.lockWaited != nil {

@@ -15,6 +15,7 @@ import (
 	circuit "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/proto"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
@@ -94,10 +95,10 @@ func TestStatusAndHireConnection(t *testing.T) {
 		Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3,4]}`),
 		MaxPrice: mustAmount(t, "0.1"), Timeout: 20 * time.Second,
 	})
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 	require.Equal(t, market.ConnDirect, info.Connection, "two nodes on loopback talk directly")
 
-	cl, err := node.Dial(seller.Repo.Dir)
+	cl, err := controlapi.Dial(seller.Repo.Dir)
 	require.NoError(t, err)
 	st, err := cl.Status(ctx)
 	require.NoError(t, err)
@@ -134,7 +135,7 @@ func TestPrivateNodeReservesOnItsStaticRelay(t *testing.T) {
 	repo := newRepo(t, t.TempDir())
 	repo.Config.P2P = node.P2PConfig{Reachability: p2p.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
 	seller := nodetest.Start(t, repo, node.Options{}, relay)
-	var st node.StatusInfo
+	var st controlapi.StatusInfo
 	require.Eventually(t, func() bool {
 		var err error
 		st, err = seller.Status(t.Context())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/storage"
 )
@@ -56,7 +57,7 @@ func withEnv(c *cli.Context, access node.Access, fn func(*node.Env) error) error
 
 // daemonClient returns a client of the daemon serving the repo, or nil when
 // none runs, for a command that only adds what a daemon knows.
-func daemonClient(c *cli.Context) (*node.Client, error) {
+func daemonClient(c *cli.Context) (*controlapi.Client, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func daemonClient(c *cli.Context) (*node.Client, error) {
 }
 
 // needDaemon returns the daemon's client or an error saying to start one.
-func needDaemon(c *cli.Context) (*node.Client, error) {
+func needDaemon(c *cli.Context) (*controlapi.Client, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err

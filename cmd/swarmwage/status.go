@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/p2p"
@@ -34,8 +35,8 @@ func statusCommand() *cli.Command {
 }
 
 // nodeStatus asks the daemon, or describes the repo offline when none runs.
-func nodeStatus(c *cli.Context) (node.StatusInfo, error) {
-	var info node.StatusInfo
+func nodeStatus(c *cli.Context) (controlapi.StatusInfo, error) {
+	var info controlapi.StatusInfo
 	err := withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		var err error
 		info, err = env.Status(c.Context, buildVersion())
@@ -44,7 +45,7 @@ func nodeStatus(c *cli.Context) (node.StatusInfo, error) {
 	return info, err
 }
 
-func printStatus(c *cli.Context, s node.StatusInfo) {
+func printStatus(c *cli.Context, s controlapi.StatusInfo) {
 	w := c.App.Writer
 	state := "online"
 	if !s.Online {
@@ -88,7 +89,7 @@ func printStatus(c *cli.Context, s node.StatusInfo) {
 }
 
 // reachabilityNote says what a reachability means for a seller.
-func reachabilityNote(s node.StatusInfo) string {
+func reachabilityNote(s controlapi.StatusInfo) string {
 	switch {
 	case !s.Online:
 		return ""

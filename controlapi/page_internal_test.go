@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"strings"
@@ -23,7 +23,7 @@ func TestPageCutStopsAtTheByteBudget(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			n, more := pageCut(recs, tc.limit, tc.budget)
+			n, more := PageCut(recs, tc.limit, tc.budget)
 			require.Equal(t, tc.n, n)
 			require.Equal(t, tc.more, more)
 		})

@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"bytes"
@@ -16,7 +16,19 @@ import (
 	"time"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node/ui"
+)
+
+// Files a serving daemon keeps in its repo.
+const (
+	// URLFile holds the control API's URL.
+	URLFile = "api"
+	// TokenFile holds its bearer token (0600).
+	TokenFile = "api.token"
+	// maxFileSize caps both files; a larger one is an error.
+	maxFileSize = 2048
 )
 
 // ErrNoDaemon is returned by Dial when no daemon serves the repo.
@@ -55,20 +67,20 @@ func (e *APIError) Is(target error) bool {
 
 // Dial returns a client for the daemon serving repoDir, or ErrNoDaemon.
 func Dial(repoDir string) (*Client, error) {
-	base, err := readSmall(filepath.Join(repoDir, apiFile))
+	base, err := atomicfile.ReadSmall(filepath.Join(repoDir, URLFile), maxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoDaemon
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read daemon address: %w", err)
 	}
-	token, err := readSmall(filepath.Join(repoDir, tokenFile))
+	token, err := atomicfile.ReadSmall(filepath.Join(repoDir, TokenFile), maxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read daemon token: %w", err)
 	}
 	base = strings.TrimSpace(base)
 	if u, err := url.Parse(base); err != nil || u.Scheme != "http" {
-		return nil, fmt.Errorf("daemon address %q in %s is not an http URL", base, filepath.Join(repoDir, apiFile))
+		return nil, fmt.Errorf("daemon address %q in %s is not an http URL", base, filepath.Join(repoDir, URLFile))
 	}
 	c := &Client{base: base, token: strings.TrimSpace(token), http: &http.Client{}}
 	return c, nil
@@ -107,7 +119,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("read daemon answer: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
-		var e apiErrorBody
+		var e ErrorBody
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = fmt.Sprintf("daemon answered %s", resp.Status)
 		}
@@ -429,7 +441,7 @@ func (c *Client) followHire(ctx context.Context, method, path string, body io.Re
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		var e apiErrorBody
+		var e ErrorBody
 		if json.Unmarshal(body, &e) != nil || e.Error == "" {
 			e.Error = "daemon answered " + resp.Status
 		}
@@ -448,4 +460,21 @@ func (c *Client) followHire(ctx context.Context, method, path string, body io.Re
 			progress(ev.Event)
 		}
 	}
+}
+
+// DashboardLogin asks the daemon for a one-time dashboard login: a URL
+// that logs a browser in once, within ui.LoginTTL.
+func (c *Client) DashboardLogin(ctx context.Context) (ui.LoginInfo, error) {
+	var out ui.LoginInfo
+	return out, c.do(ctx, http.MethodPost, "/v1/dashboard/login", nil, &out)
+}
+
+// History is the daemon's escrow history since since (zero: all of it).
+func (c *Client) History(ctx context.Context, since time.Time) (escrow.History, error) {
+	var out escrow.History
+	path := "/v1/wallet/history"
+	if !since.IsZero() {
+		path += "?" + url.Values{"since": {since.UTC().Format(time.RFC3339Nano)}}.Encode()
+	}
+	return out, c.do(ctx, http.MethodGet, path, nil, &out)
 }

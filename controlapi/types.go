@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"time"
@@ -223,7 +223,7 @@ type FindInfo struct {
 	Routing *market.Routed `json:"routing,omitempty"`
 }
 
-func listingInfo(o market.Offer) ListingInfo {
+func NewListingInfo(o market.Offer) ListingInfo {
 	l := o.Signed.Listing
 	return ListingInfo{
 		Capability:          l.Capability,
@@ -237,7 +237,7 @@ func listingInfo(o market.Offer) ListingInfo {
 	}
 }
 
-func findInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo {
+func NewFindInfo(r market.FindResult, rating func(peer.ID) (float64, int)) FindInfo {
 	out := FindInfo{Capability: r.Capability, Sellers: []SellerInfo{}, Rejected: r.Rejected, SellerCount: r.Peers(), TimedOut: r.TimedOut}
 	for _, s := range r.Sellers {
 		l := s.Listing.Listing

@@ -1,7 +1,8 @@
-package node
+package controlapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,7 +19,7 @@ func TestAPIErrorsKeepTheirKind(t *testing.T) {
 	for _, c := range errorCodes() {
 		t.Run(c.code, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				apiFail(w, fmt.Errorf("job x: %w", c.err))
+				fail(w, fmt.Errorf("job x: %w", c.err))
 			}))
 			defer srv.Close()
 			cl := &Client{base: srv.URL, http: srv.Client()}
@@ -36,7 +37,7 @@ func TestAPIErrorsKeepTheirKind(t *testing.T) {
 	}
 	t.Run("no code", func(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			apiFail(w, errors.New("something else"))
+			fail(w, errors.New("something else"))
 		}))
 		defer srv.Close()
 		err := (&Client{base: srv.URL, http: srv.Client()}).do(context.Background(), http.MethodGet, "/", nil, nil)
@@ -45,4 +46,11 @@ func TestAPIErrorsKeepTheirKind(t *testing.T) {
 		require.Empty(t, ae.Code)
 		require.Equal(t, http.StatusInternalServerError, ae.Status)
 	})
+}
+
+// fail answers err as the daemon does: its message and its code.
+func fail(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+	_ = json.NewEncoder(w).Encode(ErrorBody{Error: err.Error(), Code: ErrorCode(err)})
 }

@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"context"
@@ -20,9 +20,9 @@ const (
 	DefaultListLimit = 100
 	// MaxListLimit caps a page's size; a larger limit gets this many.
 	MaxListLimit = 1000
-	// maxListBytes caps a page's encoded size: a page ends early, with a
+	// MaxListBytes caps a page's encoded size: a page ends early, with a
 	// cursor, rather than grow past it. Far under maxAPIResponse.
-	maxListBytes = 8 << 20
+	MaxListBytes = 8 << 20
 	// maxCursor caps a cursor's length; ours are under 200 bytes.
 	maxCursor = 512
 	// maxCursorJobID caps the job ID inside a cursor.
@@ -35,8 +35,8 @@ var ErrBadCursor = errors.New("bad list cursor")
 // cursorEncoding decodes strictly, so that one position has one cursor.
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
-// cursorPos is the position a cursor names: the last record of a page.
-type cursorPos struct {
+// CursorPos is the position a cursor names: the last record of a page.
+type CursorPos struct {
 	CreatedAt time.Time
 	Role      string
 	JobID     string
@@ -45,7 +45,7 @@ type cursorPos struct {
 // encodeCursor writes p as an opaque URL-safe string: base64url of
 // "<unix seconds>.<nanoseconds>.<role>.<base64url job ID>" (seconds and
 // nanoseconds apart, so that any time, even a zero one, round-trips).
-func encodeCursor(p cursorPos) string {
+func encodeCursor(p CursorPos) string {
 	raw := strconv.FormatInt(p.CreatedAt.Unix(), 10) + "." + strconv.Itoa(p.CreatedAt.Nanosecond()) + "." +
 		p.Role + "." + base64.RawURLEncoding.EncodeToString([]byte(p.JobID))
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
@@ -53,42 +53,44 @@ func encodeCursor(p cursorPos) string {
 
 // decodeCursor reads a cursor written by encodeCursor. It reads bytes from
 // the API's caller: every part is checked.
-func decodeCursor(s string) (cursorPos, error) {
+func decodeCursor(s string) (CursorPos, error) {
 	if len(s) > maxCursor {
-		return cursorPos{}, fmt.Errorf("%w: longer than %d bytes", ErrBadCursor, maxCursor)
+		return CursorPos{}, fmt.Errorf("%w: longer than %d bytes", ErrBadCursor, maxCursor)
 	}
 	raw, err := cursorEncoding.DecodeString(s)
 	if err != nil {
-		return cursorPos{}, fmt.Errorf("%w: not base64url", ErrBadCursor)
+		return CursorPos{}, fmt.Errorf("%w: not base64url", ErrBadCursor)
 	}
 	parts := strings.Split(string(raw), ".")
 	if len(parts) != 4 {
-		return cursorPos{}, fmt.Errorf("%w: want 4 parts, got %d", ErrBadCursor, len(parts))
+		return CursorPos{}, fmt.Errorf("%w: want 4 parts, got %d", ErrBadCursor, len(parts))
 	}
 	sec, err := strconv.ParseInt(parts[0], 10, 64)
 	if err != nil || strconv.FormatInt(sec, 10) != parts[0] {
-		return cursorPos{}, fmt.Errorf("%w: bad time", ErrBadCursor)
+		return CursorPos{}, fmt.Errorf("%w: bad time", ErrBadCursor)
 	}
 	nsec, err := strconv.Atoi(parts[1])
 	if err != nil || nsec < 0 || nsec > 999_999_999 || strconv.Itoa(nsec) != parts[1] {
-		return cursorPos{}, fmt.Errorf("%w: bad time", ErrBadCursor)
+		return CursorPos{}, fmt.Errorf("%w: bad time", ErrBadCursor)
 	}
 	if parts[2] != market.RoleBuyer && parts[2] != market.RoleSeller {
-		return cursorPos{}, fmt.Errorf("%w: bad role", ErrBadCursor)
+		return CursorPos{}, fmt.Errorf("%w: bad role", ErrBadCursor)
 	}
 	id, err := cursorEncoding.DecodeString(parts[3])
 	if err != nil || len(id) == 0 || len(id) > maxCursorJobID {
-		return cursorPos{}, fmt.Errorf("%w: bad job ID", ErrBadCursor)
+		return CursorPos{}, fmt.Errorf("%w: bad job ID", ErrBadCursor)
 	}
-	return cursorPos{CreatedAt: time.Unix(sec, int64(nsec)).UTC(), Role: parts[2], JobID: string(id)}, nil
+	return CursorPos{CreatedAt: time.Unix(sec, int64(nsec)).UTC(), Role: parts[2], JobID: string(id)}, nil
 }
 
-func jobCursor(r market.JobRecord) string {
-	return encodeCursor(cursorPos{CreatedAt: r.CreatedAt, Role: r.Role, JobID: r.JobID})
+// JobCursor is the cursor of the page that follows r.
+func JobCursor(r market.JobRecord) string {
+	return encodeCursor(CursorPos{CreatedAt: r.CreatedAt, Role: r.Role, JobID: r.JobID})
 }
 
-func escrowCursor(r escrow.Record) string {
-	return encodeCursor(cursorPos{CreatedAt: r.CreatedAt, Role: string(r.Role), JobID: r.JobID})
+// EscrowCursor is the cursor of the page that follows r.
+func EscrowCursor(r escrow.Record) string {
+	return encodeCursor(CursorPos{CreatedAt: r.CreatedAt, Role: string(r.Role), JobID: r.JobID})
 }
 
 // parseListLimit reads a page size: absent or 0 is DefaultListLimit, more
@@ -107,9 +109,9 @@ func parseListLimit(s string) (int, error) {
 	return min(n, MaxListLimit), nil
 }
 
-// jobsPage lists at most limit job summaries of v (0: all), newest first;
+// JobsPage lists at most limit job summaries of v (0: all), newest first;
 // NextCursor is set when more are left.
-func jobsPage(ctx context.Context, v *market.JobView, role string, limit int) (JobsInfo, error) {
+func JobsPage(ctx context.Context, v *market.JobView, role string, limit int) (JobsInfo, error) {
 	q := market.JobQuery{Role: role}
 	if limit > 0 {
 		q.Limit = limit + 1 // one more says whether there are more
@@ -120,7 +122,7 @@ func jobsPage(ctx context.Context, v *market.JobView, role string, limit int) (J
 	}
 	info := JobsInfo{Jobs: append([]market.JobRecord{}, jobs...)}
 	if limit > 0 && len(jobs) > limit {
-		info.Jobs, info.NextCursor = info.Jobs[:limit], jobCursor(jobs[limit-1])
+		info.Jobs, info.NextCursor = info.Jobs[:limit], JobCursor(jobs[limit-1])
 	}
 	return info, nil
 }

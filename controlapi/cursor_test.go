@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"encoding/base64"
@@ -11,11 +11,11 @@ import (
 func TestCursorRoundTrips(t *testing.T) {
 	testCases := []struct {
 		name string
-		pos  cursorPos
+		pos  CursorPos
 	}{
-		{"now", cursorPos{CreatedAt: time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC), Role: "buyer", JobID: "j-1"}},
-		{"zero time", cursorPos{CreatedAt: time.Time{}.UTC(), Role: "seller", JobID: "x"}},
-		{"dots and slashes in the ID", cursorPos{CreatedAt: time.Unix(1, 0).UTC(), Role: "seller", JobID: "a.b/c..d"}},
+		{"now", CursorPos{CreatedAt: time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC), Role: "buyer", JobID: "j-1"}},
+		{"zero time", CursorPos{CreatedAt: time.Time{}.UTC(), Role: "seller", JobID: "x"}},
+		{"dots and slashes in the ID", CursorPos{CreatedAt: time.Unix(1, 0).UTC(), Role: "seller", JobID: "a.b/c..d"}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestBadCursorsAreRefused(t *testing.T) {
 // FuzzDecodeCursorNoPanic: cursors come from the API's callers. A cursor
 // that decodes names one position, which encodes back to the same cursor.
 func FuzzDecodeCursorNoPanic(f *testing.F) {
-	f.Add(encodeCursor(cursorPos{CreatedAt: time.Unix(1700000000, 5).UTC(), Role: "buyer", JobID: "job"}))
+	f.Add(encodeCursor(CursorPos{CreatedAt: time.Unix(1700000000, 5).UTC(), Role: "buyer", JobID: "job"}))
 	f.Add("")
 	f.Add("MTcwMDAwMDAwMC4wLnNlbGxlci5hbUk")
 	f.Fuzz(func(t *testing.T, s string) {
