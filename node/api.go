@@ -18,17 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
-
 	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/market/builtin"
-	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
-	"github.com/swarmwage/swarmwage/node/p2p"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
 )
@@ -267,172 +261,6 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, info)
 }
 
-// listingParams turns the request into market listing parameters.
-func listingParams(req controlapi.AddListingRequest) (market.ListingParams, error) {
-	if req.Capability != "" || len(req.SkillCard) == 0 {
-		if err := verify.CheckKnown(req.Capability); err != nil {
-			return market.ListingParams{}, err
-		}
-	}
-	price, err := escrow.ParseAmount(req.Price)
-	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", controlapi.ErrBadRequest, req.Price, err)
-	}
-	if len(req.SkillCard) > 0 {
-		p, err := market.SkillCardListing(req.SkillCard, req.Capability, req.SkillCardDir, price)
-		if err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-		}
-		p.Handler.Env = req.Env
-		if err := market.CheckHandlerEnv(p.Handler); err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-		}
-		return p, nil
-	}
-	spec := req.Handler
-	if spec == "" {
-		spec = market.HandlerBuiltin
-	}
-	h, err := market.ParseHandler(spec)
-	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-	}
-	h.Env = req.Env
-	if err := market.CheckHandlerEnv(h); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-	}
-	if err := setRunnerFields(&h, req); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-	}
-	if h, err = market.ResolveExec(h, req.Dir); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", controlapi.ErrBadRequest, err)
-	}
-	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {
-		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", controlapi.ErrBadRequest, req.Capability)
-	}
-	return market.ListingParams{
-		Capability: req.Capability, Price: price, Handler: h,
-		InputSchema: req.InputSchema, OutputSchema: req.OutputSchema,
-	}, nil
-}
-
-// setRunnerFields puts the request's openai and mcp settings on h and
-// checks them: each belongs to its kind only.
-func setRunnerFields(h *market.HandlerConfig, req controlapi.AddListingRequest) error {
-	isOpenAI, isMCP := h.Kind == market.HandlerOpenAI, h.Kind == market.HandlerMCP || h.Kind == market.HandlerMCPHTTP
-	switch {
-	case !isOpenAI && (req.BaseURL != "" || req.APIKeyEnv != "" || req.Prompt != ""):
-		return errors.New("base_url, api_key_env and prompt go with an openai:MODEL handler")
-	case !isMCP && req.Tool != "":
-		return errors.New("tool goes with an mcp:CMD or mcp+http:URL handler")
-	case !isOpenAI && !isMCP && req.Retries != nil:
-		return errors.New("retries go with openai:MODEL and mcp handlers (the others' output is delivered as it is)")
-	case isMCP && req.Tool == "":
-		return errors.New("an mcp handler needs the tool to call, as --tool NAME")
-	}
-	if req.Retries != nil {
-		if err := market.CheckRetries(*req.Retries); err != nil {
-			return err
-		}
-	}
-	h.BaseURL, h.APIKeyEnv, h.Prompt, h.Retries, h.Tool = req.BaseURL, req.APIKeyEnv, req.Prompt, req.Retries, req.Tool
-	if isOpenAI {
-		return openai.CheckListing(*h, req.Capability)
-	}
-	return nil
-}
-
-// ID describes this running node.
-func (n *Node) ID(ctx context.Context) (controlapi.IDInfo, error) {
-	info := controlapi.IDInfo{
-		PeerID:       n.Host.ID().String(),
-		Addrs:        p2p.Addrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
-		Network:      n.Config.Network,
-		Listings:     []string{},
-		Online:       true,
-		Reachability: n.net.Reachability(),
-		RelayAddrs:   n.net.RelayAddrs(),
-		HolePunch:    n.net.HolePunches(),
-	}
-	offers, err := n.Market.Store().List(ctx)
-	if err != nil {
-		return controlapi.IDInfo{}, err
-	}
-	for _, o := range offers {
-		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
-	}
-	return info, nil
-}
-
-// Peers lists the connected peers.
-func (n *Node) Peers() controlapi.PeersInfo {
-	out := controlapi.PeersInfo{Peers: []controlapi.PeerInfo{}, RoutingTable: n.Routing.RoutingTableSize()}
-	for _, p := range n.Host.Network().Peers() {
-		out.Peers = append(out.Peers, controlapi.PeerInfo{
-			PeerID: p.String(),
-			Addrs:  p2p.Addrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
-		})
-	}
-	return out
-}
-
-func addrsOf(n *Node, p peer.ID) []ma.Multiaddr {
-	var out []ma.Multiaddr
-	for _, c := range n.Host.Network().ConnsToPeer(p) {
-		out = append(out, c.RemoteMultiaddr())
-	}
-	return out
-}
-
-// Find searches the network for verified sellers of capID.
-func (n *Node) Find(ctx context.Context, capID string, limit int) (controlapi.FindInfo, error) {
-	if err := checkSearchID(capID); err != nil {
-		return controlapi.FindInfo{}, err
-	}
-	resolved, err := n.Market.ResolveCapability(capID)
-	if err != nil {
-		return controlapi.FindInfo{}, err
-	}
-	res, err := n.Market.Find(ctx, resolved, limit)
-	if err != nil {
-		return controlapi.FindInfo{}, err
-	}
-	info := controlapi.NewFindInfo(res, n.Market.Rating)
-	own := n.Host.Addrs()
-	for i := range info.Sellers {
-		info.Sellers[i].Addrs = p2p.DialableFirst(info.Sellers[i].Addrs, own)
-	}
-	markPayable(info.Sellers, n.Escrow.RailName())
-	if resolved != capID {
-		info.Requested = capID
-	}
-	info.DHTPeers = n.Routing.RoutingTableSize()
-	return info, nil
-}
-
-// checkSearchID accepts a capability ID or a prefix of one ("text").
-func checkSearchID(capID string) error {
-	if err := verify.CheckID(capID); err == nil {
-		return nil
-	} else if perr := verify.CheckPrefix(capID); perr != nil {
-		return err
-	}
-	return nil
-}
-
-// Listings lists the offers in store.
-func Listings(ctx context.Context, store *market.Store) (controlapi.ListingsInfo, error) {
-	offers, err := store.List(ctx)
-	if err != nil {
-		return controlapi.ListingsInfo{}, err
-	}
-	out := controlapi.ListingsInfo{Listings: []controlapi.ListingInfo{}}
-	for _, o := range offers {
-		out.Listings = append(out.Listings, controlapi.NewListingInfo(o))
-	}
-	return out, nil
-}
-
 // statusOf maps an error to the control API status code that the client
 // turns back into the same kind of error.
 func statusOf(err error) int {
@@ -469,38 +297,4 @@ func writeAPIError(w http.ResponseWriter, status int, body controlapi.ErrorBody)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
-}
-
-// OfflineID describes a repo whose daemon is not running: its configured
-// listen addresses stand in for the live ones.
-func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (controlapi.IDInfo, error) {
-	info := controlapi.IDInfo{
-		PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{},
-		Reachability: offlineReachability(repo.Config), RelayAddrs: []string{},
-	}
-	for _, a := range repo.Config.Listen {
-		info.Addrs = append(info.Addrs, a+"/p2p/"+repo.ID.String())
-	}
-	offers, err := store.List(ctx)
-	if err != nil {
-		return controlapi.IDInfo{}, err
-	}
-	for _, o := range offers {
-		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
-	}
-	return info, nil
-}
-
-// AddListingLocal stores a listing without a daemon; the daemon announces it
-// when it starts.
-func AddListingLocal(ctx context.Context, store *market.Store, req controlapi.AddListingRequest) (controlapi.ListingInfo, error) {
-	p, err := listingParams(req)
-	if err != nil {
-		return controlapi.ListingInfo{}, err
-	}
-	o, err := store.Put(ctx, p)
-	if err != nil {
-		return controlapi.ListingInfo{}, err
-	}
-	return controlapi.NewListingInfo(o), nil
 }
