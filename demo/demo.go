@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
@@ -202,7 +203,7 @@ func Run(ctx context.Context, opts Options) (res Result, err error) {
 		}
 		row, output := hire(ctx, buyer, job)
 		res.Hires = append(res.Hires, row)
-		if row.Outcome != node.OutcomeReleased {
+		if row.Outcome != controlapi.OutcomeReleased {
 			continue
 		}
 		p, _ := escrow.ParseAmount(row.Price)
@@ -306,7 +307,7 @@ func startSeller(ctx context.Context, dir string, jobs []Job, log *slog.Logger) 
 		return nil, err
 	}
 	for _, j := range jobs {
-		if _, err := node.AddListingLocal(ctx, l.Store, node.AddListingRequest{Capability: j.Capability, Price: j.Price, Handler: market.HandlerBuiltin}); err != nil {
+		if _, err := node.AddListingLocal(ctx, l.Store, controlapi.AddListingRequest{Capability: j.Capability, Price: j.Price, Handler: market.HandlerBuiltin}); err != nil {
 			return nil, errors.Join(fmt.Errorf("list %s: %w", j.Capability, err), l.Close())
 		}
 	}
@@ -467,7 +468,7 @@ func balanceOf(ctx context.Context, n *node.Node) Balance {
 
 func allReleased(rows []HireRow) bool {
 	for _, r := range rows {
-		if r.Outcome != node.OutcomeReleased {
+		if r.Outcome != controlapi.OutcomeReleased {
 			return false
 		}
 	}
@@ -477,7 +478,7 @@ func allReleased(rows []HireRow) bool {
 func failures(rows []HireRow, settled bool) string {
 	var b bytes.Buffer
 	for _, r := range rows {
-		if r.Outcome == node.OutcomeReleased {
+		if r.Outcome == controlapi.OutcomeReleased {
 			continue
 		}
 		if b.Len() > 0 {

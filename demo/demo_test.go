@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market/builtin"
-	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -25,7 +25,7 @@ func TestRunHiresVerifiesAndSettlesThenCleansUp(t *testing.T) {
 	require.True(t, res.OK)
 	require.Len(t, res.Hires, 2)
 	for _, h := range res.Hires {
-		require.Equal(t, node.OutcomeReleased, h.Outcome, h.Error)
+		require.Equal(t, controlapi.OutcomeReleased, h.Outcome, h.Error)
 		require.Equal(t, "released", h.Escrow)
 		require.Equal(t, res.Seller, h.Seller)
 		require.NotEmpty(t, h.JobID)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
-	"github.com/swarmwage/swarmwage/node"
 )
 
 // Terms of every cluster: short, so that deadlines and windows pass within
@@ -265,11 +265,11 @@ func (c *cluster) connected(timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for {
 		r := c.buyer.run(cliTimeout, "peers", "--json")
-		var info node.PeersInfo
+		var info controlapi.PeersInfo
 		if r.ok() && json.Unmarshal(r.stdout, &info) == nil {
 			missing := 0
 			for _, s := range c.sellers {
-				if !slices.ContainsFunc(info.Peers, func(p node.PeerInfo) bool { return p.PeerID == s.id }) {
+				if !slices.ContainsFunc(info.Peers, func(p controlapi.PeerInfo) bool { return p.PeerID == s.id }) {
 					missing++
 				}
 			}
@@ -321,7 +321,7 @@ type hireResult struct {
 	start  time.Time
 	res    cliResult
 	// info is the parsed JSON result; parsed says whether there was one.
-	info   node.HireInfo
+	info   controlapi.HireInfo
 	parsed bool
 }
 

@@ -140,7 +140,7 @@ func mountTmpfs(t *testing.T, size int) string {
 	return dir
 }
 
-// reserveOf is the path of d's disk reserve (node/storage.go).
+// reserveOf is the path of d's disk reserve (node/storage/storage.go).
 func reserveOf(d *daemon) string { return filepath.Join(d.repo, "data", "swarmwage.reserve") }
 
 // waitReserve waits until d has made its disk reserve.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
@@ -53,9 +54,9 @@ const (
 // hirer is what tasks need of the node: its hire service. *node.Node
 // implements it; unit tests fake it.
 type hirer interface {
-	RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) node.HireInfo
+	RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo
 	CancelJob(ctx context.Context, jobID string) (escrow.Record, error)
-	JobResult(ctx context.Context, jobID string) (node.HireInfo, error)
+	JobResult(ctx context.Context, jobID string) (controlapi.HireInfo, error)
 	Receipt(ctx context.Context, jobID string) (json.RawMessage, error)
 }
 
@@ -257,7 +258,7 @@ func (m *taskManager) update(lt *liveTask, fn func(*TaskRecord) []StreamResponse
 
 // finish records the hire's result as the task's terminal state and ends
 // every subscription.
-func (m *taskManager) finish(lt *liveTask, info node.HireInfo, cancelled bool) {
+func (m *taskManager) finish(lt *liveTask, info controlapi.HireInfo, cancelled bool) {
 	state, text := outcomeState(info, cancelled, m.ctx.Err() != nil)
 	var receipt json.RawMessage
 	if state == StateCompleted && info.JobID != "" {
@@ -300,7 +301,7 @@ func (m *taskManager) finish(lt *liveTask, info node.HireInfo, cancelled bool) {
 
 // hireOutcome is what finalize puts in a finished task.
 type hireOutcome struct {
-	info    node.HireInfo
+	info    controlapi.HireInfo
 	receipt json.RawMessage
 }
 
@@ -344,7 +345,7 @@ func (m *taskManager) finalize(rec *TaskRecord, state, text string, out *hireOut
 }
 
 // outcomeState maps a hire's outcome to a task state and a sentence.
-func outcomeState(info node.HireInfo, cancelled, stopping bool) (string, string) {
+func outcomeState(info controlapi.HireInfo, cancelled, stopping bool) (string, string) {
 	refunded := "the hold was refunded"
 	if info.Escrow.State != "" && info.Escrow.State != string(escrow.StateRefunded) {
 		refunded = "escrow " + info.Escrow.State
@@ -353,20 +354,20 @@ func outcomeState(info node.HireInfo, cancelled, stopping bool) (string, string)
 		refunded = "nothing was locked"
 	}
 	switch info.Outcome {
-	case node.OutcomeReleased, node.OutcomeDelivered:
+	case controlapi.OutcomeReleased, controlapi.OutcomeDelivered:
 		n := len(info.Verification.Checks)
 		return StateCompleted, fmt.Sprintf("completed: the output of job %s passed verification (%d checks); %s paid to seller %s", info.JobID, n, info.Price, info.Seller)
-	case node.OutcomeNoSeller:
+	case controlapi.OutcomeNoSeller:
 		return StateRejected, "rejected: no seller within the price: " + info.Error
-	case node.OutcomeSpendCap, node.OutcomeNeedsConfirm, node.OutcomeInvalidInput:
+	case controlapi.OutcomeSpendCap, controlapi.OutcomeNeedsConfirm, controlapi.OutcomeInvalidInput:
 		return StateRejected, "rejected: " + info.Error
-	case node.OutcomeCancelled:
+	case controlapi.OutcomeCancelled:
 		if stopping && !cancelled {
 			return StateFailed, "failed: the daemon stopped during the hire; " + refunded
 		}
 		return StateCanceled, "canceled before delivery; " + refunded
 	}
-	if cancelled && info.Outcome != node.OutcomeRunning {
+	if cancelled && info.Outcome != controlapi.OutcomeRunning {
 		return StateCanceled, "canceled before delivery; " + refunded
 	}
 	if stopping {
@@ -501,7 +502,7 @@ func (m *taskManager) follow(lt *liveTask) {
 	defer t.Stop()
 	for {
 		info, err := m.h.JobResult(m.ctx, lt.rec.JobID)
-		if err == nil && info.Outcome != node.OutcomeRunning {
+		if err == nil && info.Outcome != controlapi.OutcomeRunning {
 			m.finish(lt, info, false)
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/mcp"
@@ -216,12 +217,12 @@ func TestRiskTier3SkillCardNeedsMCPsOwnAllowance(t *testing.T) {
 	input := map[string]any{"text": "x"}
 
 	// The daemon's config does let a plain hire through (the CLI's case).
-	cl, err := node.Dial(buyer.Repo.Dir)
+	cl, err := controlapi.Dial(buyer.Repo.Dir)
 	require.NoError(t, err)
 	raw, _ := json.Marshal(input)
-	info, err := cl.Hire(t.Context(), node.HireRequest{Capability: capID, Input: raw, MaxPrice: "0.1"}, nil)
+	info, err := cl.Hire(t.Context(), controlapi.HireRequest{Capability: capID, Input: raw, MaxPrice: "0.1"}, nil)
 	require.NoError(t, err)
-	require.Equal(t, node.OutcomeDelivered, info.Outcome, info.Error)
+	require.Equal(t, controlapi.OutcomeDelivered, info.Outcome, info.Error)
 	held := func() int64 {
 		b, err := buyer.Escrow.Balance(t.Context())
 		require.NoError(t, err)
@@ -304,15 +305,15 @@ func TestPolicyHoldIsNeverConfirmedThroughMCP(t *testing.T) {
 
 	// A person's confirmation (the CLI's --confirm, through the control
 	// API) lifts it.
-	cl, err := node.Dial(buyer.Repo.Dir)
+	cl, err := controlapi.Dial(buyer.Repo.Dir)
 	require.NoError(t, err)
 	raw, _ := json.Marshal(input)
-	info, err := cl.Hire(t.Context(), node.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", AllowRiskTier3: true, RequireConfirm: true}, nil)
+	info, err := cl.Hire(t.Context(), controlapi.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", AllowRiskTier3: true, RequireConfirm: true}, nil)
 	require.NoError(t, err)
-	require.Equal(t, node.OutcomeNeedsConfirm, info.Outcome, "the risk allowance is no confirmation")
+	require.Equal(t, controlapi.OutcomeNeedsConfirm, info.Outcome, "the risk allowance is no confirmation")
 	require.Equal(t, "compute.statistics", info.PolicyHold)
-	info, err = cl.Hire(t.Context(), node.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", Confirm: true}, nil)
+	info, err = cl.Hire(t.Context(), controlapi.HireRequest{Capability: capMean, Input: raw, MaxPrice: "0.1", Confirm: true}, nil)
 	require.NoError(t, err)
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 	require.Empty(t, info.PolicyHold)
 }

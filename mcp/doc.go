@@ -7,7 +7,7 @@
 // 'swarmwage mcp' runs it over stdio with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk). It holds no market state of its
 // own: every tool that needs the network talks to the daemon serving the
-// repo, through the control API (node.Client), dialled at each call, so the
+// repo, through the control API (controlapi.Client), dialled at each call, so the
 // daemon may start after the MCP server does. swarmwage_capabilities and
 // swarmwage_verify are local and work without a daemon.
 //
@@ -46,7 +46,7 @@
 // tightest cap left as its maximum price, so the daemon never pays more.
 // Without caps, the daemon's [market] max_price limits it.
 //
-// allow_risk_tier_3 is this server's own allowance (node.HireRequest
+// allow_risk_tier_3 is this server's own allowance (controlapi.HireRequest
 // AllowRiskTier3, never Confirm): it lets a risk tier 3 capability through
 // but is no person's confirmation, so a [[policy]] require_confirmation
 // hold of the daemon is always refused, with a message naming the policy.
@@ -54,7 +54,7 @@
 // The per-session and per-day caps are enforced by the daemon, atomically
 // with the escrow lock, so they hold across any number of concurrent
 // hires and of 'swarmwage mcp' processes on one daemon: each hire request
-// carries them as spend caps (node.SpendCap), and the lock's own
+// carries them as spend caps (controlapi.SpendCap), and the lock's own
 // transaction checks that what was locked under the cap since its start
 // and not refunded, plus this hire, is within the limit (escrow.SpendCap).
 // Another hire that got there first makes the daemon refuse with outcome

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
-	"github.com/swarmwage/swarmwage/node"
 )
 
 // Names of the caps, as refusals and the spending document name them.
@@ -99,7 +99,7 @@ func (g *guard) dayStart() time.Time {
 }
 
 // usage asks the daemon what counts against the caps now.
-func (g *guard) usage(ctx context.Context, cl *node.Client) (usage, error) {
+func (g *guard) usage(ctx context.Context, cl *controlapi.Client) (usage, error) {
 	var u usage
 	var err error
 	if u.session, err = cl.Spent(ctx, g.session, g.start); err != nil {
@@ -114,10 +114,10 @@ func (g *guard) usage(ctx context.Context, cl *node.Client) (usage, error) {
 // spendCaps are the caps a hire request carries to the daemon. The session
 // scope is always sent, so the session's spend can be read back even
 // without a per-session cap.
-func (g *guard) spendCaps() []node.SpendCap {
-	caps := []node.SpendCap{{Name: capPerSession, Scope: g.session, Since: g.start, Limit: escrow.FormatAmount(g.limits.MaxPerSession)}}
+func (g *guard) spendCaps() []controlapi.SpendCap {
+	caps := []controlapi.SpendCap{{Name: capPerSession, Scope: g.session, Since: g.start, Limit: escrow.FormatAmount(g.limits.MaxPerSession)}}
 	if g.limits.MaxPerDay > 0 {
-		caps = append(caps, node.SpendCap{Name: capPerDay, Since: g.dayStart(), Limit: escrow.FormatAmount(g.limits.MaxPerDay)})
+		caps = append(caps, controlapi.SpendCap{Name: capPerDay, Since: g.dayStart(), Limit: escrow.FormatAmount(g.limits.MaxPerDay)})
 	}
 	return caps
 }
@@ -178,7 +178,7 @@ func (g *guard) refusal(c capRow, asked int64) *CapError {
 
 // fromDaemon turns the daemon's refusal of a hire by a spend cap (another
 // hire got there first) into the same CapError plan gives.
-func (g *guard) fromDaemon(r *node.SpendCapRefusal) *CapError {
+func (g *guard) fromDaemon(r *controlapi.SpendCapRefusal) *CapError {
 	limit, _ := escrow.ParseAmount(r.Limit)
 	used, _ := escrow.ParseAmount(r.Used)
 	amount, _ := escrow.ParseAmount(r.Amount)

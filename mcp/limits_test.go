@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/controlapi"
 )
 
 func TestParseLimits(t *testing.T) {
@@ -153,20 +153,20 @@ func TestGuardSpendCaps(t *testing.T) {
 	caps = g.spendCaps()
 	require.Len(t, caps, 2)
 	require.Equal(t, "0.08", caps[0].Limit)
-	require.Equal(t, node.SpendCap{Name: capPerDay, Since: g.dayStart(), Limit: "0.5"}, caps[1])
+	require.Equal(t, controlapi.SpendCap{Name: capPerDay, Since: g.dayStart(), Limit: "0.5"}, caps[1])
 }
 
 // A refusal by the daemon's escrow (another hire took what was left) reads
 // like the guard's own.
 func TestGuardFromDaemon(t *testing.T) {
 	g := testGuard(Limits{MaxPerDay: 100_000})
-	ce := g.fromDaemon(&node.SpendCapRefusal{Name: capPerDay, Limit: "0.1", Used: "0.08", Left: "0.02", Amount: "0.05"})
+	ce := g.fromDaemon(&controlapi.SpendCapRefusal{Name: capPerDay, Limit: "0.1", Used: "0.08", Left: "0.02", Amount: "0.05"})
 	require.ErrorIs(t, ce, ErrCapExceeded)
 	require.Equal(t, capPerDay, ce.Cap)
 	require.Equal(t, int64(20_000), ce.Left)
 	require.ErrorContains(t, ce, "only 0.02 of the per-day cap of 0.1 credits is left")
 	require.ErrorContains(t, ce, "--max-per-day")
-	ce = g.fromDaemon(&node.SpendCapRefusal{Name: capPerSession, Limit: "0.1", Used: "0.1", Left: "0", Amount: "0.05"})
+	ce = g.fromDaemon(&controlapi.SpendCapRefusal{Name: capPerSession, Limit: "0.1", Used: "0.1", Left: "0", Amount: "0.05"})
 	require.ErrorContains(t, ce, "per-session cap of 0.1 credits is used up")
 }
 

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -118,8 +119,8 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 
 // dial returns a client of the daemon, or an error whose message tells the
 // agent (and its user) how to start one.
-func (s *Server) dial() (*node.Client, error) {
-	cl, err := node.Dial(s.repoDir)
+func (s *Server) dial() (*controlapi.Client, error) {
+	cl, err := controlapi.Dial(s.repoDir)
 	if err != nil {
 		return nil, s.daemonErr(err)
 	}
@@ -129,8 +130,8 @@ func (s *Server) dial() (*node.Client, error) {
 // daemonErr turns an error talking to the daemon into a message an agent
 // can act on.
 func (s *Server) daemonErr(err error) error {
-	if !errors.Is(err, node.ErrNoDaemon) {
-		var ae *node.APIError
+	if !errors.Is(err, controlapi.ErrNoDaemon) {
+		var ae *controlapi.APIError
 		if errors.As(err, &ae) {
 			return fmt.Errorf("the swarmwage daemon refused: %s", ae.Message)
 		}

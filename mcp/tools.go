@@ -14,9 +14,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -429,7 +429,7 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 	// require_confirmation hold (never Confirm). The daemon's escrow
 	// enforces the session and day caps atomically with the lock, whatever
 	// other clients hire at the same time.
-	hreq := node.HireRequest{
+	hreq := controlapi.HireRequest{
 		Capability: in.Capability, Input: args.input, Seller: in.Seller,
 		Timeout: args.timeout.String(), AllowRiskTier3: s.guard.limits.AllowRiskTier3, RequireConfirm: true,
 		SpendCaps: s.guard.spendCaps(),
@@ -448,10 +448,10 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 	} else {
 		out.Spending = s.spending(nil)
 	}
-	if info.Outcome == node.OutcomeReleased || info.Outcome == node.OutcomeDelivered {
+	if info.Outcome == controlapi.OutcomeReleased || info.Outcome == controlapi.OutcomeDelivered {
 		return nil, out, nil
 	}
-	if info.Outcome == node.OutcomeSpendCap && info.SpendCap != nil {
+	if info.Outcome == controlapi.OutcomeSpendCap && info.SpendCap != nil {
 		return errResult(s.guard.fromDaemon(info.SpendCap).Error()+" Nothing was charged.", out), out, nil
 	}
 	return errResult(s.hireFailure(info, args, gr), out), out, nil
@@ -459,7 +459,7 @@ func (s *Server) hire(ctx context.Context, req *sdk.CallToolRequest, in hireIn) 
 
 // chargedBy is what a hire cost: its price unless it was refunded or no
 // job was started.
-func chargedBy(info node.HireInfo) int64 {
+func chargedBy(info controlapi.HireInfo) int64 {
 	if info.JobID == "" || info.Escrow.State == string(escrow.StateRefunded) {
 		return 0
 	}
@@ -470,7 +470,7 @@ func chargedBy(info node.HireInfo) int64 {
 	return p
 }
 
-func hireResult(info node.HireInfo, charged int64) hireOut {
+func hireResult(info controlapi.HireInfo, charged int64) hireOut {
 	out := hireOut{
 		JobID: info.JobID, Capability: info.Capability, Seller: info.Seller, Price: info.Price,
 		Verification: verificationDoc{Passed: info.Verification.Passed, Checks: checkResults(info.Verification.Checks)},
@@ -500,14 +500,14 @@ func forAgent(msg string) string {
 }
 
 // hireFailure says what went wrong in a way the model can act on.
-func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string {
+func (s *Server) hireFailure(info controlapi.HireInfo, args hireArgs, gr grant) string {
 	capID := info.Capability
 	info.Error = forAgent(info.Error)
 	switch info.Outcome {
-	case node.OutcomeInvalidInput:
+	case controlapi.OutcomeInvalidInput:
 		return fmt.Sprintf("The input does not match the input schema of %s: %s. Nothing was charged. Get the schema with swarmwage_capabilities (capability %q) and call again with a matching input.",
 			capID, info.Error, capID)
-	case node.OutcomeNoSeller:
+	case controlapi.OutcomeNoSeller:
 		msg := fmt.Sprintf("No seller of %s answered", capID)
 		if gr.maxPrice > 0 {
 			msg += " at or under " + escrow.FormatAmount(gr.maxPrice) + " credits"
@@ -528,12 +528,12 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 			msg += " Try again later, or another capability."
 		}
 		return msg
-	case node.OutcomeInsufficientFunds:
+	case controlapi.OutcomeInsufficientFunds:
 		return "The hire needs more money than this node has free: " + info.Error + ". Nothing was charged. The node's owner can deposit more ('swarmwage wallet deposit AMOUNT')."
-	case node.OutcomeJobFailed:
+	case controlapi.OutcomeJobFailed:
 		return fmt.Sprintf("The job %s failed at the seller (%s). The escrow was refunded, so nothing was charged. You may call swarmwage_hire again (pass seller to pick another one from swarmwage_find).",
 			info.JobID, info.Error)
-	case node.OutcomeVerificationFailed:
+	case controlapi.OutcomeVerificationFailed:
 		var failed []string
 		for _, c := range info.Verification.Checks {
 			if !c.Passed {
@@ -542,7 +542,7 @@ func (s *Server) hireFailure(info node.HireInfo, args hireArgs, gr grant) string
 		}
 		return fmt.Sprintf("The output of job %s failed local verification, so the escrow was refunded and nothing was charged. Failed checks: %s. You may hire again (pass seller to pick another one from swarmwage_find) and rate this seller low with swarmwage_rate.",
 			info.JobID, strings.Join(failed, "; "))
-	case node.OutcomeNeedsConfirm:
+	case controlapi.OutcomeNeedsConfirm:
 		if info.PolicyHold != "" {
 			return fmt.Sprintf("Refused: the node's [[policy]] %s holds every hire of %s until a person confirms it, and an agent cannot confirm it (this MCP server's allowances do not lift the hold). Nothing was charged. Ask the user to run the hire themselves with 'swarmwage hire --confirm %s', or to set require_confirmation = false in that [[policy]] of the daemon's config.toml.",
 				info.PolicyHold, capID, capID)
@@ -691,7 +691,7 @@ func (s *Server) job(ctx context.Context, _ *sdk.CallToolRequest, in jobIn) (*sd
 		_ = json.Unmarshal(j.Output, &out.Output)
 	}
 	rec, err := cl.EscrowGet(ctx, in.JobID)
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	switch {
 	case err == nil:
 		out.Escrow = escrowSummary(rec)
@@ -704,7 +704,7 @@ func (s *Server) job(ctx context.Context, _ *sdk.CallToolRequest, in jobIn) (*sd
 
 // jobErr names an unknown job plainly.
 func jobErr(msg, err error, jobID string) error {
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return fmt.Errorf("this node has no job %q; list its jobs with swarmwage_jobs", jobID)
 	}

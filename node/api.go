@@ -18,14 +18,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
-
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/market/builtin"
-	"github.com/swarmwage/swarmwage/market/handler/openai"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node/ui"
 	"github.com/swarmwage/swarmwage/verify"
@@ -103,11 +99,11 @@ func startAPI(n *Node) (*apiServer, error) {
 		_ = a.srv.Serve(ln)
 	}()
 	// The token first, then the URL: a client that sees api can read the token.
-	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, tokenFile), []byte(a.token), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, controlapi.TokenFile), []byte(a.token), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, apiFile), []byte(a.url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.Repo.Dir, controlapi.URLFile), []byte(a.url+"\n"), 0o600); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -116,8 +112,8 @@ func startAPI(n *Node) (*apiServer, error) {
 
 func (a *apiServer) close() error {
 	// Remove the files first so that no client picks up a dying daemon.
-	os.Remove(filepath.Join(a.n.Repo.Dir, apiFile))
-	os.Remove(filepath.Join(a.n.Repo.Dir, tokenFile))
+	os.Remove(filepath.Join(a.n.Repo.Dir, controlapi.URLFile))
+	os.Remove(filepath.Join(a.n.Repo.Dir, controlapi.TokenFile))
 	// Event streams never go idle: end them, or Shutdown waits for them.
 	a.n.events.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -199,12 +195,12 @@ func (a *apiServer) handleListings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
-	var req AddListingRequest
+	var req controlapi.AddListingRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode listing request: "+err.Error())
 		return
 	}
-	p, err := req.params()
+	p, err := listingParams(req)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
@@ -214,7 +210,7 @@ func (a *apiServer) handleAddListing(w http.ResponseWriter, r *http.Request) {
 		apiFail(w, err)
 		return
 	}
-	apiJSON(w, listingInfo(o))
+	apiJSON(w, controlapi.NewListingInfo(o))
 }
 
 func (a *apiServer) handleRemoveListing(w http.ResponseWriter, r *http.Request) {
@@ -265,177 +261,11 @@ func (a *apiServer) handleFind(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, info)
 }
 
-// params turns the request into market listing parameters.
-func (req AddListingRequest) params() (market.ListingParams, error) {
-	if req.Capability != "" || len(req.SkillCard) == 0 {
-		if err := verify.CheckKnown(req.Capability); err != nil {
-			return market.ListingParams{}, err
-		}
-	}
-	price, err := escrow.ParseAmount(req.Price)
-	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: price %q: %v", ErrBadRequest, req.Price, err)
-	}
-	if len(req.SkillCard) > 0 {
-		p, err := market.SkillCardListing(req.SkillCard, req.Capability, req.SkillCardDir, price)
-		if err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		p.Handler.Env = req.Env
-		if err := market.CheckHandlerEnv(p.Handler); err != nil {
-			return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		return p, nil
-	}
-	spec := req.Handler
-	if spec == "" {
-		spec = market.HandlerBuiltin
-	}
-	h, err := market.ParseHandler(spec)
-	if err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	h.Env = req.Env
-	if err := market.CheckHandlerEnv(h); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	if err := setRunnerFields(&h, req); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	if h, err = market.ResolveExec(h, req.Dir); err != nil {
-		return market.ListingParams{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	if h.Kind == market.HandlerBuiltin && !slices.Contains(builtin.AllCapabilities(), req.Capability) {
-		return market.ListingParams{}, fmt.Errorf("%w: this binary has no built-in handler for %s ('swarmwage caps list --builtin' lists them); give one with --handler exec:CMD or --handler http:URL", ErrBadRequest, req.Capability)
-	}
-	return market.ListingParams{
-		Capability: req.Capability, Price: price, Handler: h,
-		InputSchema: req.InputSchema, OutputSchema: req.OutputSchema,
-	}, nil
-}
-
-// setRunnerFields puts the request's openai and mcp settings on h and
-// checks them: each belongs to its kind only.
-func setRunnerFields(h *market.HandlerConfig, req AddListingRequest) error {
-	isOpenAI, isMCP := h.Kind == market.HandlerOpenAI, h.Kind == market.HandlerMCP || h.Kind == market.HandlerMCPHTTP
-	switch {
-	case !isOpenAI && (req.BaseURL != "" || req.APIKeyEnv != "" || req.Prompt != ""):
-		return errors.New("base_url, api_key_env and prompt go with an openai:MODEL handler")
-	case !isMCP && req.Tool != "":
-		return errors.New("tool goes with an mcp:CMD or mcp+http:URL handler")
-	case !isOpenAI && !isMCP && req.Retries != nil:
-		return errors.New("retries go with openai:MODEL and mcp handlers (the others' output is delivered as it is)")
-	case isMCP && req.Tool == "":
-		return errors.New("an mcp handler needs the tool to call, as --tool NAME")
-	}
-	if req.Retries != nil {
-		if err := market.CheckRetries(*req.Retries); err != nil {
-			return err
-		}
-	}
-	h.BaseURL, h.APIKeyEnv, h.Prompt, h.Retries, h.Tool = req.BaseURL, req.APIKeyEnv, req.Prompt, req.Retries, req.Tool
-	if isOpenAI {
-		return openai.CheckListing(*h, req.Capability)
-	}
-	return nil
-}
-
-// ID describes this running node.
-func (n *Node) ID(ctx context.Context) (IDInfo, error) {
-	info := IDInfo{
-		PeerID:       n.Host.ID().String(),
-		Addrs:        p2pAddrs(peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()}),
-		Network:      n.Config.Network,
-		Listings:     []string{},
-		Online:       true,
-		Reachability: n.net.Reachability(),
-		RelayAddrs:   n.net.RelayAddrs(),
-		HolePunch:    n.net.punches.info(),
-	}
-	offers, err := n.Market.Store().List(ctx)
-	if err != nil {
-		return IDInfo{}, err
-	}
-	for _, o := range offers {
-		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
-	}
-	return info, nil
-}
-
-// Peers lists the connected peers.
-func (n *Node) Peers() PeersInfo {
-	out := PeersInfo{Peers: []PeerInfo{}, RoutingTable: n.Routing.RoutingTableSize()}
-	for _, p := range n.Host.Network().Peers() {
-		out.Peers = append(out.Peers, PeerInfo{
-			PeerID: p.String(),
-			Addrs:  p2pAddrs(peer.AddrInfo{ID: p, Addrs: addrsOf(n, p)}),
-		})
-	}
-	return out
-}
-
-func addrsOf(n *Node, p peer.ID) []ma.Multiaddr {
-	var out []ma.Multiaddr
-	for _, c := range n.Host.Network().ConnsToPeer(p) {
-		out = append(out, c.RemoteMultiaddr())
-	}
-	return out
-}
-
-// Find searches the network for verified sellers of capID.
-func (n *Node) Find(ctx context.Context, capID string, limit int) (FindInfo, error) {
-	if err := checkSearchID(capID); err != nil {
-		return FindInfo{}, err
-	}
-	resolved, err := n.Market.ResolveCapability(capID)
-	if err != nil {
-		return FindInfo{}, err
-	}
-	res, err := n.Market.Find(ctx, resolved, limit)
-	if err != nil {
-		return FindInfo{}, err
-	}
-	info := findInfo(res, n.Market.Rating)
-	own := n.Host.Addrs()
-	for i := range info.Sellers {
-		info.Sellers[i].Addrs = dialableFirst(info.Sellers[i].Addrs, own)
-	}
-	markPayable(info.Sellers, n.Escrow.RailName())
-	if resolved != capID {
-		info.Requested = capID
-	}
-	info.DHTPeers = n.Routing.RoutingTableSize()
-	return info, nil
-}
-
-// checkSearchID accepts a capability ID or a prefix of one ("text").
-func checkSearchID(capID string) error {
-	if err := verify.CheckID(capID); err == nil {
-		return nil
-	} else if perr := verify.CheckPrefix(capID); perr != nil {
-		return err
-	}
-	return nil
-}
-
-// Listings lists the offers in store.
-func Listings(ctx context.Context, store *market.Store) (ListingsInfo, error) {
-	offers, err := store.List(ctx)
-	if err != nil {
-		return ListingsInfo{}, err
-	}
-	out := ListingsInfo{Listings: []ListingInfo{}}
-	for _, o := range offers {
-		out.Listings = append(out.Listings, listingInfo(o))
-	}
-	return out, nil
-}
-
 // statusOf maps an error to the control API status code that the client
 // turns back into the same kind of error.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, ErrBadRequest):
+	case errors.Is(err, verify.ErrInvalidID), errors.Is(err, verify.ErrUnknownCapability), errors.Is(err, controlapi.ErrBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, market.ErrNotListed), errors.Is(err, market.ErrJobNotFound), errors.Is(err, escrow.ErrNotFound), errors.Is(err, ErrNotRunning):
 		return http.StatusNotFound
@@ -447,47 +277,9 @@ func statusOf(err error) int {
 	}
 }
 
-// apiErrorBody is the body of every control API error: the message for
-// people, and for errors a client acts on, a stable code (errorCodes).
-type apiErrorBody struct {
-	Error string `json:"error"`
-	Code  string `json:"code,omitempty"`
-}
-
-// errorCodes are the codes of the control API's errors that a client tells
-// apart, and the error each stands for: APIError.Is maps a code back to it.
-func errorCodes() []struct {
-	code string
-	err  error
-} {
-	return []struct {
-		code string
-		err  error
-	}{
-		{"bad_state", escrow.ErrBadState},
-		{"escrow_not_found", escrow.ErrNotFound},
-		{"wrong_amount", escrow.ErrWrongAmount},
-		{"invalid_message", escrow.ErrInvalidMessage},
-		{"job_not_found", market.ErrJobNotFound},
-		{"not_listed", market.ErrNotListed},
-		{"bad_rating", market.ErrBadRating},
-		{"disk_full", ErrDiskFull},
-	}
-}
-
-// errorCode is err's code, or "" when it has none.
-func errorCode(err error) string {
-	for _, c := range errorCodes() {
-		if errors.Is(err, c.err) {
-			return c.code
-		}
-	}
-	return ""
-}
-
 // apiFail answers err with the status statusOf gives it and its code.
 func apiFail(w http.ResponseWriter, err error) {
-	writeAPIError(w, statusOf(err), apiErrorBody{Error: err.Error(), Code: errorCode(err)})
+	writeAPIError(w, statusOf(err), controlapi.ErrorBody{Error: err.Error(), Code: controlapi.ErrorCode(err)})
 }
 
 func apiJSON(w http.ResponseWriter, v any) {
@@ -498,48 +290,11 @@ func apiJSON(w http.ResponseWriter, v any) {
 }
 
 func apiError(w http.ResponseWriter, status int, msg string) {
-	writeAPIError(w, status, apiErrorBody{Error: msg})
+	writeAPIError(w, status, controlapi.ErrorBody{Error: msg})
 }
 
-func writeAPIError(w http.ResponseWriter, status int, body apiErrorBody) {
+func writeAPIError(w http.ResponseWriter, status int, body controlapi.ErrorBody) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
-}
-
-// OfflineID describes a repo whose daemon is not running: its configured
-// listen addresses stand in for the live ones.
-func OfflineID(ctx context.Context, repo *Repo, store *market.Store) (IDInfo, error) {
-	info := IDInfo{
-		PeerID: repo.ID.String(), Addrs: []string{}, Network: repo.Config.Network, Listings: []string{},
-		Reachability: offlineReachability(repo.Config), RelayAddrs: []string{},
-	}
-	for _, a := range repo.Config.Listen {
-		info.Addrs = append(info.Addrs, a+"/p2p/"+repo.ID.String())
-	}
-	offers, err := store.List(ctx)
-	if err != nil {
-		return IDInfo{}, err
-	}
-	for _, o := range offers {
-		info.Listings = append(info.Listings, o.Signed.Listing.Capability)
-	}
-	return info, nil
-}
-
-// ErrBadRequest wraps errors in a listing request (bad price, handler, ...).
-var ErrBadRequest = errors.New("invalid request")
-
-// AddListingLocal stores a listing without a daemon; the daemon announces it
-// when it starts.
-func AddListingLocal(ctx context.Context, store *market.Store, req AddListingRequest) (ListingInfo, error) {
-	p, err := req.params()
-	if err != nil {
-		return ListingInfo{}, err
-	}
-	o, err := store.Put(ctx, p)
-	if err != nil {
-		return ListingInfo{}, err
-	}
-	return listingInfo(o), nil
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 	"github.com/swarmwage/swarmwage/market"
+	"github.com/swarmwage/swarmwage/node/p2p"
+	"github.com/swarmwage/swarmwage/node/storage"
 )
 
 // Defaults of a new repo's config.
@@ -79,16 +81,16 @@ type Config struct {
 type StorageConfig struct {
 	// MinFree is the free space on the disk of <repo>/data below which
 	// the node refuses new quotes and hires (running jobs still settle):
-	// "64MiB", "1GB", "0" turns the check off. Default DefaultMinFree.
+	// "64MiB", "1GB", "0" turns the check off. Default storage.DefaultMinFree.
 	MinFree string `toml:"min_free,omitempty"`
 }
 
 // minFree is MinFree in bytes.
 func (s StorageConfig) minFree() (uint64, error) {
 	if s.MinFree == "" {
-		return DefaultMinFree, nil
+		return storage.DefaultMinFree, nil
 	}
-	v, err := ParseSize(s.MinFree)
+	v, err := storage.ParseSize(s.MinFree)
 	if err != nil {
 		return 0, fmt.Errorf("config storage.min_free: %w", err)
 	}
@@ -126,21 +128,6 @@ type MarketConfig struct {
 	RefuseFalseRefunders bool `toml:"refuse_false_refunders,omitempty"`
 }
 
-// Values of [p2p] reachability.
-const (
-	// ReachabilityAuto lets AutoNAT find out whether others can dial this
-	// node.
-	ReachabilityAuto = "auto"
-	// ReachabilityPublic declares that others can dial this node.
-	ReachabilityPublic = "public"
-	// ReachabilityPrivate declares that they cannot: the node reserves a
-	// slot on a relay at once and announces its circuit address.
-	ReachabilityPrivate = "private"
-	// ReachabilityUnknown is what status says while AutoNAT has not
-	// decided; it is not a config value.
-	ReachabilityUnknown = "unknown"
-)
-
 // P2PConfig is the [p2p] section: how this node takes part in the network
 // below the market. The top-level key network names the network.
 type P2PConfig struct {
@@ -161,11 +148,11 @@ type P2PConfig struct {
 // validate checks the section.
 func (p P2PConfig) validate() error {
 	switch p.Reachability {
-	case "", ReachabilityAuto, ReachabilityPublic, ReachabilityPrivate:
+	case "", p2p.ReachabilityAuto, p2p.ReachabilityPublic, p2p.ReachabilityPrivate:
 	default:
 		return fmt.Errorf("config p2p.reachability = %q: want \"auto\", \"public\" or \"private\"", p.Reachability)
 	}
-	if p.RelayService && p.Reachability == ReachabilityPrivate {
+	if p.RelayService && p.Reachability == p2p.ReachabilityPrivate {
 		return errors.New("config p2p.relay_service: a node with p2p.reachability = \"private\" cannot be dialled, so it cannot be a relay; set reachability to \"auto\" or \"public\", or relay_service = false")
 	}
 	if _, err := ParseBootstrap(p.Relays); err != nil {
@@ -180,10 +167,10 @@ func (p P2PConfig) validate() error {
 func (p P2PConfig) reachability(network string) string {
 	r := p.Reachability
 	if r == "" {
-		r = ReachabilityAuto
+		r = p2p.ReachabilityAuto
 	}
-	if r == ReachabilityAuto && p.RelayService && network != dht.Amino {
-		return ReachabilityPublic
+	if r == p2p.ReachabilityAuto && p.RelayService && network != dht.Amino {
+		return p2p.ReachabilityPublic
 	}
 	return r
 }

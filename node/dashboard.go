@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"net/http"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -76,11 +75,4 @@ func (r *reachability) close() {
 		_ = r.sub.Close()
 	}
 	<-r.done
-}
-
-// DashboardLogin asks the daemon for a one-time dashboard login: a URL
-// that logs a browser in once, within ui.LoginTTL.
-func (c *Client) DashboardLogin(ctx context.Context) (ui.LoginInfo, error) {
-	var out ui.LoginInfo
-	return out, c.do(ctx, http.MethodPost, "/v1/dashboard/login", nil, &out)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
+	"github.com/swarmwage/swarmwage/node/storage"
 )
 
 // gatedMean is an http handler for compute.statistics.mean that holds each
@@ -116,7 +117,7 @@ func TestFullDiskRefusesNewWorkSettlesRunningJobsAndResumes(t *testing.T) {
 	before, err := buyer.Escrow.Balance(ctx)
 	require.NoError(t, err)
 	_, err = hire(buyer)
-	require.ErrorIs(t, err, node.ErrDiskFull)
+	require.ErrorIs(t, err, storage.ErrDiskFull)
 	require.Contains(t, err.Error(), "disk full")
 	require.Contains(t, err.Error(), "new quotes and hires are refused")
 	require.Contains(t, err.Error(), "Free space on that disk")

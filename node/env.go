@@ -8,6 +8,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/internal/kv"
@@ -39,7 +40,7 @@ type Env struct {
 	// Repo is the opened repo.
 	Repo *Repo
 	// Client is the daemon's control API; nil offline.
-	Client *Client
+	Client *controlapi.Client
 
 	access  Access
 	local   *Local
@@ -94,11 +95,11 @@ func NeedDaemon(dir string) (*Env, error) {
 // DialRunning returns a client of the daemon serving the repo at dir, or
 // nil when none runs. The api files a killed daemon left behind are
 // removed.
-func DialRunning(dir string) (*Client, error) { return dialRunning(dir) }
+func DialRunning(dir string) (*controlapi.Client, error) { return dialRunning(dir) }
 
-func dialRunning(dir string) (*Client, error) {
-	cl, err := Dial(dir)
-	if errors.Is(err, ErrNoDaemon) {
+func dialRunning(dir string) (*controlapi.Client, error) {
+	cl, err := controlapi.Dial(dir)
+	if errors.Is(err, controlapi.ErrNoDaemon) {
 		return nil, nil
 	}
 	if err != nil {
@@ -175,7 +176,7 @@ func (e *Env) escrow() (*escrow.Escrow, error) {
 }
 
 // ID describes the node; offline its addresses come from the config.
-func (e *Env) ID(ctx context.Context) (IDInfo, error) {
+func (e *Env) ID(ctx context.Context) (controlapi.IDInfo, error) {
 	if e.Client != nil {
 		return e.Client.ID(ctx)
 	}
@@ -195,7 +196,7 @@ func (e *Env) Network(ctx context.Context) (string, error) {
 }
 
 // Listings lists what the node sells.
-func (e *Env) Listings(ctx context.Context) (ListingsInfo, error) {
+func (e *Env) Listings(ctx context.Context) (controlapi.ListingsInfo, error) {
 	if e.Client != nil {
 		return e.Client.Listings(ctx)
 	}
@@ -203,7 +204,7 @@ func (e *Env) Listings(ctx context.Context) (ListingsInfo, error) {
 }
 
 // AddListing lists a capability; a daemon announces it at once.
-func (e *Env) AddListing(ctx context.Context, req AddListingRequest) (ListingInfo, error) {
+func (e *Env) AddListing(ctx context.Context, req controlapi.AddListingRequest) (controlapi.ListingInfo, error) {
 	if e.Client != nil {
 		return e.Client.AddListing(ctx, req)
 	}
@@ -219,7 +220,7 @@ func (e *Env) RemoveListing(ctx context.Context, capID string) error {
 }
 
 // TestListing runs a listing's handler locally ('sell test').
-func (e *Env) TestListing(ctx context.Context, req TestListingRequest) (market.TestResult, error) {
+func (e *Env) TestListing(ctx context.Context, req controlapi.TestListingRequest) (market.TestResult, error) {
 	if e.Client != nil {
 		return e.Client.TestListing(ctx, req)
 	}
@@ -227,11 +228,11 @@ func (e *Env) TestListing(ctx context.Context, req TestListingRequest) (market.T
 }
 
 // Jobs lists at most limit job summaries of role (0: all), newest first.
-func (e *Env) Jobs(ctx context.Context, role string, limit int) (JobsInfo, error) {
+func (e *Env) Jobs(ctx context.Context, role string, limit int) (controlapi.JobsInfo, error) {
 	if e.Client != nil {
 		return e.Client.ListJobs(ctx, role, limit)
 	}
-	return jobsPage(ctx, e.jobView(), role, limit)
+	return controlapi.JobsPage(ctx, e.jobView(), role, limit)
 }
 
 // jobView is the offline job view: the same service methods the daemon's
@@ -340,24 +341,24 @@ func (e *Env) History(ctx context.Context, since time.Time) (escrow.History, err
 }
 
 // Wallet is the balance with the rail and, on evm, the chain's figures.
-func (e *Env) Wallet(ctx context.Context) (WalletInfo, error) {
+func (e *Env) Wallet(ctx context.Context) (controlapi.WalletInfo, error) {
 	if e.Client != nil {
 		return e.Client.Wallet(ctx)
 	}
 	esc, err := e.escrow()
 	if err != nil {
-		return WalletInfo{}, err
+		return controlapi.WalletInfo{}, err
 	}
 	return Wallet(ctx, esc, e.settler)
 }
 
 // Withdraw pays out to the node's address what it may take now (evm).
-func (e *Env) Withdraw(ctx context.Context) (WithdrawInfo, error) {
+func (e *Env) Withdraw(ctx context.Context) (controlapi.WithdrawInfo, error) {
 	if e.Client != nil {
 		return e.Client.Withdraw(ctx)
 	}
 	if _, err := e.escrow(); err != nil {
-		return WithdrawInfo{}, err
+		return controlapi.WithdrawInfo{}, err
 	}
 	return WithdrawEVM(ctx, e.settler)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/node"
 )
 
@@ -36,11 +37,11 @@ func TestEnvIsTheSameOnlineAndOffline(t *testing.T) {
 
 	env, err = node.OpenEnv(dir, node.ReadWrite)
 	require.NoError(t, err)
-	_, err = env.AddListing(ctx, node.AddListingRequest{Capability: "compute.statistics.mean", Price: "0.01"})
+	_, err = env.AddListing(ctx, controlapi.AddListingRequest{Capability: "compute.statistics.mean", Price: "0.01"})
 	require.NoError(t, err)
 	_, err = env.Deposit(ctx, mustAmount(t, "3"), "test")
 	require.NoError(t, err)
-	res, err := env.TestListing(ctx, node.TestListingRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[2,4]}`)})
+	res, err := env.TestListing(ctx, controlapi.TestListingRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[2,4]}`)})
 	require.NoError(t, err)
 	require.True(t, res.Passed)
 	offline := snapshot(t, env)

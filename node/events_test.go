@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -35,7 +36,7 @@ func TestEventStreamFollowsAHireOnBothSides(t *testing.T) {
 	res := buyer.Hire(ctx, market.HireRequest{
 		Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2]}`), Timeout: 20 * time.Second,
 	})
-	require.Equal(t, node.OutcomeReleased, res.Outcome, res.Error)
+	require.Equal(t, controlapi.OutcomeReleased, res.Outcome, res.Error)
 
 	for _, tc := range []struct {
 		role   string

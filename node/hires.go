@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 )
@@ -29,9 +30,9 @@ type liveHire struct {
 
 	mu     sync.Mutex
 	jobID  string
-	events []HireEvent
-	subs   []chan HireEvent
-	done   *HireInfo
+	events []controlapi.HireEvent
+	subs   []chan controlapi.HireEvent
+	done   *controlapi.HireInfo
 }
 
 // hireHub tracks the hires in flight by job ID.
@@ -63,7 +64,7 @@ func (h *hireHub) get(jobID string) *liveHire {
 }
 
 // event records ev of l and hands it to l's watchers.
-func (h *hireHub) event(l *liveHire, ev HireEvent) {
+func (h *hireHub) event(l *liveHire, ev controlapi.HireEvent) {
 	l.mu.Lock()
 	if l.jobID == "" && ev.JobID != "" {
 		l.jobID = ev.JobID
@@ -72,7 +73,7 @@ func (h *hireHub) event(l *liveHire, ev HireEvent) {
 		h.mu.Unlock()
 	}
 	l.events = append(l.events, ev)
-	subs := append([]chan HireEvent(nil), l.subs...)
+	subs := append([]chan controlapi.HireEvent(nil), l.subs...)
 	l.mu.Unlock()
 	for _, c := range subs {
 		select {
@@ -83,14 +84,14 @@ func (h *hireHub) event(l *liveHire, ev HireEvent) {
 }
 
 // finish records the result, ends every watch and forgets the hire.
-func (h *hireHub) finish(l *liveHire, res HireInfo) {
+func (h *hireHub) finish(l *liveHire, res controlapi.HireInfo) {
 	l.mu.Lock()
 	l.done = &res
 	subs := l.subs
 	l.subs = nil
 	id := l.jobID
 	l.mu.Unlock()
-	done := HireEvent{Event: market.Event{Type: EventDone, JobID: res.JobID}, Result: &res}
+	done := controlapi.HireEvent{Event: market.Event{Type: controlapi.EventDone, JobID: res.JobID}, Result: &res}
 	for _, c := range subs {
 		c <- done // buffered: room for the result is kept
 		close(c)
@@ -104,21 +105,21 @@ func (h *hireHub) finish(l *liveHire, res HireInfo) {
 
 // watch returns l's events so far and a channel of the rest, ending with
 // the done event; nil channel if the hire is done.
-func (l *liveHire) watch() ([]HireEvent, <-chan HireEvent, *HireInfo) {
+func (l *liveHire) watch() ([]controlapi.HireEvent, <-chan controlapi.HireEvent, *controlapi.HireInfo) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	past := append([]HireEvent(nil), l.events...)
+	past := append([]controlapi.HireEvent(nil), l.events...)
 	if l.done != nil {
 		return past, nil, l.done
 	}
-	c := make(chan HireEvent, 64)
+	c := make(chan controlapi.HireEvent, 64)
 	l.subs = append(l.subs, c)
 	return past, c, nil
 }
 
 // runHire runs a hire under ctx, tracked by the hub, and returns its
 // result. Progress gets every event too.
-func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) HireInfo {
+func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	l := &liveHire{cancel: cancel}
@@ -126,7 +127,7 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 	req.Progress = func(ev market.Event) {
 		ev.Output, ev.Delivery = nil, nil // the result carries the output once
 		history = append(history, market.JobEvent{At: time.Now().UTC(), Type: ev.Type, Message: ev.Message, ElapsedMS: ev.ElapsedMS})
-		n.hires.event(l, HireEvent{Event: ev})
+		n.hires.event(l, controlapi.HireEvent{Event: ev})
 		if progress != nil {
 			progress(ev)
 		}
@@ -143,28 +144,28 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 // daemon (the gateway): tracked by the hub, so jobs watch and jobs cancel
 // see it, with its events saved with the job, and progress called with
 // each event. It returns the result whatever the outcome.
-func (n *Node) RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) HireInfo {
+func (n *Node) RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo {
 	return n.runHire(ctx, req, progress)
 }
 
 // JobResult describes a bought job as a hire result, from what the node
 // stored: for a door that reports on a hire after a restart.
-func (n *Node) JobResult(ctx context.Context, jobID string) (HireInfo, error) {
+func (n *Node) JobResult(ctx context.Context, jobID string) (controlapi.HireInfo, error) {
 	return n.jobResult(ctx, jobID)
 }
 
 // Detach starts a hire that runs on in the daemon after its client leaves.
 // It returns once a seller accepted the job (with its job ID and outcome
 // "running"), or with the result if the hire ended first.
-func (n *Node) Detach(req market.HireRequest) HireInfo {
-	accepted := make(chan HireInfo, 1)
-	done := make(chan HireInfo, 1)
+func (n *Node) Detach(req market.HireRequest) controlapi.HireInfo {
+	accepted := make(chan controlapi.HireInfo, 1)
+	done := make(chan controlapi.HireInfo, 1)
 	n.hires.wg.Add(1)
 	go func() {
 		defer n.hires.wg.Done()
 		done <- n.runHire(n.hires.ctx, req, func(ev market.Event) {
 			if ev.Type == market.EventAccepted {
-				info := HireInfo{JobID: ev.JobID, Rail: n.Escrow.RailName(), Capability: req.Capability, Outcome: OutcomeRunning, Escrow: EscrowDoc{State: string(escrow.StateLocked)}}
+				info := controlapi.HireInfo{JobID: ev.JobID, Rail: n.Escrow.RailName(), Capability: req.Capability, Outcome: controlapi.OutcomeRunning, Escrow: controlapi.EscrowDoc{State: string(escrow.StateLocked)}}
 				// The seller accepted the lock: the escrow knows who and
 				// for how much.
 				if rec, err := n.Escrow.GetRole(n.hires.ctx, ev.JobID, escrow.RoleBuyer); err == nil {
@@ -183,7 +184,7 @@ func (n *Node) Detach(req market.HireRequest) HireInfo {
 	case res := <-done:
 		return res
 	case <-time.After(detachWait):
-		return HireInfo{Capability: req.Capability, Rail: n.Escrow.RailName(), Outcome: OutcomeRunning, Error: "no seller accepted the job yet; it goes on: see 'swarmwage jobs list'"}
+		return controlapi.HireInfo{Capability: req.Capability, Rail: n.Escrow.RailName(), Outcome: controlapi.OutcomeRunning, Error: "no seller accepted the job yet; it goes on: see 'swarmwage jobs list'"}
 	}
 }
 
@@ -212,38 +213,38 @@ func (n *Node) CancelJob(ctx context.Context, jobID string) (escrow.Record, erro
 
 // jobResult describes a finished bought job as a hire result: what jobs
 // watch ends with when the hire is not live in this daemon.
-func (n *Node) jobResult(ctx context.Context, jobID string) (HireInfo, error) {
+func (n *Node) jobResult(ctx context.Context, jobID string) (controlapi.HireInfo, error) {
 	rec, err := n.Market.Job(ctx, jobID)
 	if err != nil {
-		return HireInfo{}, err
+		return controlapi.HireInfo{}, err
 	}
 	er, err := n.Escrow.GetRole(ctx, jobID, escrow.Role(rec.Role))
 	if err != nil {
-		return HireInfo{}, err
+		return controlapi.HireInfo{}, err
 	}
-	info := HireInfo{
+	info := controlapi.HireInfo{
 		JobID: jobID, Rail: er.Rail, Capability: rec.Capability, Seller: rec.Seller.String(), Price: rec.Price.String(),
-		Output: rec.Output, Escrow: EscrowDoc{State: string(er.State), Reason: er.Reason}, Error: rec.Error,
-		Verification: VerificationDoc{Checks: rec.Checks}, DurationMS: rec.DurationMS,
+		Output: rec.Output, Escrow: controlapi.EscrowDoc{State: string(er.State), Reason: er.Reason}, Error: rec.Error,
+		Verification: controlapi.VerificationDoc{Checks: rec.Checks}, DurationMS: rec.DurationMS,
 	}
 	if rec.Passed != nil {
 		info.Verification.Passed = *rec.Passed
 	}
 	switch {
 	case !er.State.Final() && er.State != escrow.StateDelivered:
-		info.Outcome = OutcomeRunning
+		info.Outcome = controlapi.OutcomeRunning
 	case er.State == escrow.StateReleased:
-		info.Outcome = OutcomeReleased
+		info.Outcome = controlapi.OutcomeReleased
 	case er.State == escrow.StateDelivered:
-		info.Outcome = OutcomeDelivered
+		info.Outcome = controlapi.OutcomeDelivered
 	case rec.Status == market.StatusVerificationFailed:
-		info.Outcome = OutcomeVerificationFailed
+		info.Outcome = controlapi.OutcomeVerificationFailed
 	case rec.Status == market.StatusTimedOut:
-		info.Outcome = OutcomeTimedOut
+		info.Outcome = controlapi.OutcomeTimedOut
 	case er.Reason == market.ErrCancelled.Error():
-		info.Outcome = OutcomeCancelled
+		info.Outcome = controlapi.OutcomeCancelled
 	default:
-		info.Outcome = OutcomeJobFailed
+		info.Outcome = controlapi.OutcomeJobFailed
 	}
 	if info.Output == nil {
 		info.Output = []byte("null")

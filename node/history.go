@@ -1,12 +1,8 @@
 package node
 
 import (
-	"context"
 	"net/http"
-	"net/url"
 	"time"
-
-	"github.com/swarmwage/swarmwage/escrow"
 )
 
 // GET /v1/wallet/history?since=RFC3339: what the node spent and earned
@@ -29,14 +25,4 @@ func (a *apiServer) handleHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	apiJSON(w, h)
-}
-
-// History is the daemon's escrow history since since (zero: all of it).
-func (c *Client) History(ctx context.Context, since time.Time) (escrow.History, error) {
-	var out escrow.History
-	path := "/v1/wallet/history"
-	if !since.IsZero() {
-		path += "?" + url.Values{"since": {since.UTC().Format(time.RFC3339Nano)}}.Encode()
-	}
-	return out, c.do(ctx, http.MethodGet, path, nil, &out)
 }

@@ -1,22 +1,20 @@
-// Package node assembles one swarmwage node: the repo directory (config,
-// identity, lock), the libp2p host, the Badger database, the capability DHT,
-// the market, and the local control API with its Go client.
+// Package node is the composition root of one swarmwage node: it builds,
+// starts and stops the parts (the repo directory with config, identity and
+// lock; the libp2p host of package node/p2p; the Badger database of package
+// node/storage; the capability DHT, the escrow and the market) and serves
+// the local control API, whose documents and client are package
+// controlapi.
 //
 // Repo layout:
 //
 //	<repo>/identity.key   Ed25519 libp2p private key (0600)
 //	<repo>/config.toml    Config
 //	<repo>/data/          the one Badger database (market, escrow, DHT, peerstore),
-//	                      and the disk reserves (storage.go)
+//	                      and the disk reserves (package node/storage)
 //	<repo>/cache/         caches that may be deleted (compiled sandbox module)
 //	<repo>/repo.lock      flock held by the process that has the data open
 //	<repo>/api            control API URL, present while a daemon serves
 //	<repo>/api.token      control API bearer token (0600), same lifetime
-//
-// The control API's list routes (GET /v1/jobs, GET /v1/escrow) answer one
-// page at a time (?limit=, default 100, at most 1000, and ?cursor= from the
-// previous page's next_cursor), so that no history is too long to list;
-// job pages are summaries without inputs and outputs.
 package node
 
 import (
@@ -36,11 +34,11 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ethereum/go-ethereum/common"
 	badgerds "github.com/ipfs/go-ds-badger4"
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoreds"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
@@ -48,6 +46,8 @@ import (
 	"github.com/swarmwage/swarmwage/market/builtin"
 	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
 	"github.com/swarmwage/swarmwage/market/handler/openai"
+	"github.com/swarmwage/swarmwage/node/p2p"
+	"github.com/swarmwage/swarmwage/node/storage"
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
@@ -104,7 +104,7 @@ type Node struct {
 
 	log       *slog.Logger
 	version   string
-	net       *netState
+	net       *p2p.State
 	ds        *badgerds.Datastore
 	pstore    peerstore.Peerstore
 	api       *apiServer
@@ -115,8 +115,8 @@ type Node struct {
 	// mcp runs the MCP servers of mcp:CMD and mcp+http:URL listings.
 	mcp   *mcphandler.Runner
 	hires *hireHub
-	guard *diskGuard
-	gc    *valueLogGC
+	guard *storage.Guard
+	gc    *storage.ValueLogGC
 	// horizonPending: the seller's accept horizon was unknown at start
 	// (its chain never reached); horizon learns it in the background.
 	horizonPending bool
@@ -163,15 +163,15 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.guard = newDiskGuard(repo.DataDir(), minFree, log)
-	if err := n.guard.checkOpen(); err != nil {
+	n.guard = storage.NewGuard(repo.DataDir(), minFree, log)
+	if err := n.guard.CheckOpen(); err != nil {
 		return nil, fmt.Errorf("start the node: %w", err)
 	}
-	if n.ds, err = openDatastore(repo.DataDir(), false); err != nil {
+	if n.ds, err = storage.Open(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	n.DB = n.ds.DB
-	n.guard.tick() // make the reserves at once
+	n.guard.Tick() // make the reserves at once
 	if err := checkSchema(n.DB); err != nil {
 		return nil, err
 	}
@@ -187,11 +187,12 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("p2p relays: %w", err)
 	}
-	n.net = newNetState(cfg, static, len(boot) > 0, log)
-	if n.Host, err = newHost(repo, cfg, n.pstore, n.net, n.faults.hostOptions()...); err != nil {
-		return nil, err
+	pcfg := p2p.Config{
+		Key: repo.Key, Listen: cfg.Listen, Peerstore: n.pstore, UserAgent: UserAgent, Network: cfg.Network,
+		Reachability: cfg.P2P.reachability(cfg.Network), RelayService: cfg.P2P.RelayService,
+		Relays: static, Bootstrap: len(boot) > 0, Logger: log,
 	}
-	if err := n.net.start(n.Host); err != nil {
+	if n.Host, n.net, err = p2p.New(pcfg, n.faults.hostOptions()...); err != nil {
 		return nil, err
 	}
 	dopts := []dht.Option{dht.Datastore(n.ds), dht.Logger(log)}
@@ -201,7 +202,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 	if n.Routing, err = dht.New(n.Host, cfg.Network, append(dopts, opts.DHTOptions...)...); err != nil {
 		return nil, err
 	}
-	n.net.setRouting(n.Routing)
+	n.net.SetRouting(n.Routing)
 	// The escrow's settle hook runs after the market exists: it only kicks
 	// the market's outbox.
 	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(r escrow.Record) {
@@ -291,39 +292,15 @@ func effectiveConfig(cfg Config, opts Options) (Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// newHost starts the libp2p host: TCP and QUIC, Noise and TLS, yamux (the
-// defaults), with what [p2p] asks for (p2p.go): AutoNAT v2 and the AutoNAT
-// service, hole punching, AutoRelay with the relay v2 client, a relay
-// service only when told to, and the resource manager with the agent's
-// own limits; extra are the fault injector's options (build tag
-// failpoints).
-func newHost(repo *Repo, cfg Config, ps peerstore.Peerstore, st *netState, extra ...libp2p.Option) (host.Host, error) {
-	p2p, err := p2pOptions(cfg, st)
-	if err != nil {
-		return nil, err
-	}
-	opts := append([]libp2p.Option{
-		libp2p.Identity(repo.Key),
-		libp2p.ListenAddrStrings(cfg.Listen...),
-		libp2p.Peerstore(ps),
-		libp2p.UserAgent(UserAgent),
-	}, p2p...)
-	h, err := libp2p.New(append(opts, extra...)...)
-	if err != nil {
-		return nil, fmt.Errorf("start libp2p host: %w", err)
-	}
-	return h, nil
-}
-
 // Start bootstraps the DHT, serves the agent endpoint, announces every
 // listing and serves the control API (writing <repo>/api once it listens).
 func (n *Node) Start(ctx context.Context) error {
 	if err := n.Routing.Start(); err != nil {
 		return err
 	}
-	n.guard.start()
-	n.gc = newValueLogGC(n.DB, n.guard.tight, n.log)
-	n.gc.start()
+	n.guard.Start()
+	n.gc = storage.NewValueLogGC(n.DB, n.guard.Tight, n.log)
+	n.gc.Start()
 	if err := n.Escrow.Start(ctx); err != nil {
 		return err
 	}
@@ -408,7 +385,7 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		var errs []error
 		if n.gc != nil {
-			n.gc.stop()
+			n.gc.Stop()
 		}
 		if n.gateway != nil {
 			errs = append(errs, n.gateway.Close())
@@ -437,7 +414,7 @@ func (n *Node) Close() error {
 			errs = append(errs, n.Escrow.Close())
 		}
 		if n.net != nil {
-			n.net.close()
+			n.net.Close()
 		}
 		if n.Routing != nil {
 			errs = append(errs, n.Routing.Close())
@@ -449,10 +426,10 @@ func (n *Node) Close() error {
 			errs = append(errs, n.pstore.Close())
 		}
 		if n.guard != nil {
-			n.guard.stop()
+			n.guard.Stop()
 		}
 		if n.ds != nil {
-			if n.guard == nil || n.guard.roomToClose() {
+			if n.guard == nil || n.guard.RoomToClose() {
 				errs = append(errs, n.ds.Close())
 			} else {
 				n.log.Warn("disk full: leaving the database for the next start to replay; every write was synced, nothing is lost", "dir", n.Repo.DataDir())
@@ -462,52 +439,6 @@ func (n *Node) Close() error {
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
-}
-
-// Badger's sizes, chosen against the free-space watermark (storage.go).
-// Every file Badger writes through mmap gets its blocks when it is created
-// (third_party/ristretto), so these sizes are disk the node holds.
-const (
-	// badgerMemTable is the memtable size. Its write-ahead log file is
-	// twice that.
-	badgerMemTable = 4 << 20
-	// badgerValueThreshold: values this large or larger go to the value
-	// log. Badger wants it under 15% of the memtable (its largest batch).
-	badgerValueThreshold = 256 << 10
-	// badgerTable is the size of the tables flushes and compactions write.
-	badgerTable = 2 << 20
-	// badgerValueLogFile must hold the largest value: a job output of up
-	// to 32 MiB (the market's handler output cap), on its own key. Badger
-	// creates the active file at twice this, and truncates it to what it
-	// holds when it is done with it.
-	badgerValueLogFile = 40 << 20
-)
-
-// openDatastore opens the node's one Badger database, tuned for a small
-// node, with SyncWrites on: escrow and ledger writes must survive a crash.
-// Read-only, it writes nothing at all (offline reads on a full disk).
-func openDatastore(dir string, readOnly bool) (*badgerds.Datastore, error) {
-	opts := badgerds.DefaultOptions
-	opts.Options = badger.DefaultOptions(dir).
-		WithSyncWrites(true).
-		WithReadOnly(readOnly).
-		WithMemTableSize(badgerMemTable).
-		WithNumMemtables(2).
-		WithValueThreshold(badgerValueThreshold).
-		WithBaseTableSize(badgerTable).
-		WithBlockCacheSize(8 << 20).
-		WithIndexCacheSize(4 << 20).
-		WithValueLogFileSize(badgerValueLogFile).
-		WithNumCompactors(2).
-		WithLoggingLevel(badger.WARNING)
-	// Value-log GC runs in the node (gc.go), where it can wait for disk
-	// space; the datastore's own loop stays off.
-	opts.GcInterval = 0
-	d, err := badgerds.NewDatastore(dir, &opts)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", dir, err)
-	}
-	return d, nil
 }
 
 // Local is a repo opened without the network, for commands that read or
@@ -521,7 +452,7 @@ type Local struct {
 	ReadOnly bool
 
 	ds    *badgerds.Datastore
-	guard *diskGuard
+	guard *storage.Guard
 }
 
 // OpenLocal locks repo and opens its database for reading and writing. On
@@ -552,14 +483,14 @@ func openLocal(repo *Repo, readOnly bool) (_ *Local, err error) {
 			return l, nil
 		}
 	}
-	l.guard = newDiskGuard(repo.DataDir(), 0, discardLogger())
-	if err := l.guard.checkOpen(); err != nil {
+	l.guard = storage.NewGuard(repo.DataDir(), 0, discardLogger())
+	if err := l.guard.CheckOpen(); err != nil {
 		if roErr != nil {
 			return nil, fmt.Errorf("%w (read-only, the database did not open either: %v)", err, roErr)
 		}
 		return nil, err
 	}
-	if l.ds, err = openDatastore(repo.DataDir(), false); err != nil {
+	if l.ds, err = storage.Open(repo.DataDir(), false); err != nil {
 		return nil, err
 	}
 	l.DB = l.ds.DB
@@ -574,7 +505,7 @@ func openLocal(repo *Repo, readOnly bool) (_ *Local, err error) {
 
 // openReadOnly opens the database read-only; on failure it leaves l closed.
 func (l *Local) openReadOnly() (err error) {
-	if l.ds, err = openDatastore(l.Repo.DataDir(), true); err != nil {
+	if l.ds, err = storage.Open(l.Repo.DataDir(), true); err != nil {
 		l.ds = nil
 		return err
 	}
@@ -592,7 +523,7 @@ func (l *Local) openReadOnly() (err error) {
 // Close closes the database and releases the repo.
 func (l *Local) Close() error {
 	var errs []error
-	if l.ds != nil && (l.guard == nil || l.guard.roomToClose()) {
+	if l.ds != nil && (l.guard == nil || l.guard.RoomToClose()) {
 		// Unclosed on a full disk: the next open replays its synced log.
 		errs = append(errs, l.ds.Close())
 	}
@@ -639,7 +570,7 @@ func lockWaiting(repo *Repo) error {
 	pause := 20 * time.Millisecond
 	for {
 		err := repo.Lock()
-		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, apiFile)) {
+		if err == nil || !errors.Is(err, ErrRepoLocked) || time.Now().After(deadline) || exists(filepath.Join(repo.Dir, controlapi.URLFile)) {
 			return err
 		}
 		if repo.lockWaited != nil {

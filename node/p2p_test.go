@@ -15,9 +15,11 @@ import (
 	circuit "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/proto"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 // speaks reports whether n's host serves proto.
@@ -40,7 +42,7 @@ func TestNoRelayServiceUnlessTold(t *testing.T) {
 		"--relay-service on a private network starts the relay at once")
 	st, err := relay.Status(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, node.ReachabilityPublic, st.Reachability, "a private network's relay is public by definition")
+	require.Equal(t, p2p.ReachabilityPublic, st.Reachability, "a private network's relay is public by definition")
 }
 
 // TestAgentStreamsHavePerPeerLimits: agent streams are in the agent's own
@@ -93,10 +95,10 @@ func TestStatusAndHireConnection(t *testing.T) {
 		Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3,4]}`),
 		MaxPrice: mustAmount(t, "0.1"), Timeout: 20 * time.Second,
 	})
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 	require.Equal(t, market.ConnDirect, info.Connection, "two nodes on loopback talk directly")
 
-	cl, err := node.Dial(seller.Repo.Dir)
+	cl, err := controlapi.Dial(seller.Repo.Dir)
 	require.NoError(t, err)
 	st, err := cl.Status(ctx)
 	require.NoError(t, err)
@@ -106,7 +108,7 @@ func TestStatusAndHireConnection(t *testing.T) {
 	require.Equal(t, 1, st.DHTPeers)
 	require.GreaterOrEqual(t, st.Peers, 1)
 	// On loopback AutoNAT has nothing to go by.
-	require.Equal(t, node.ReachabilityUnknown, st.Reachability)
+	require.Equal(t, p2p.ReachabilityUnknown, st.Reachability)
 	require.Empty(t, st.RelayAddrs)
 	require.Zero(t, st.HolePunch.Attempts)
 	require.Len(t, st.Listings, 1)
@@ -120,7 +122,7 @@ func TestStatusAndHireConnection(t *testing.T) {
 
 	id, err := cl.ID(ctx)
 	require.NoError(t, err)
-	require.Equal(t, node.ReachabilityUnknown, id.Reachability)
+	require.Equal(t, p2p.ReachabilityUnknown, id.Reachability)
 	require.NotNil(t, id.RelayAddrs)
 }
 
@@ -131,15 +133,15 @@ func TestPrivateNodeReservesOnItsStaticRelay(t *testing.T) {
 	relay := nodetest.Start(t, newRepo(t, t.TempDir()), node.Options{RelayService: true})
 	require.Eventually(t, func() bool { return speaks(relay, circuit.ProtoIDv2Hop) }, 10*time.Second, 20*time.Millisecond)
 	repo := newRepo(t, t.TempDir())
-	repo.Config.P2P = node.P2PConfig{Reachability: node.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
+	repo.Config.P2P = node.P2PConfig{Reachability: p2p.ReachabilityPrivate, Relays: p2pAddrs(relay)[:1]}
 	seller := nodetest.Start(t, repo, node.Options{}, relay)
-	var st node.StatusInfo
+	var st controlapi.StatusInfo
 	require.Eventually(t, func() bool {
 		var err error
 		st, err = seller.Status(t.Context())
 		return err == nil && len(st.RelayAddrs) > 0
 	}, 20*time.Second, 50*time.Millisecond)
-	require.Equal(t, node.ReachabilityPrivate, st.Reachability)
+	require.Equal(t, p2p.ReachabilityPrivate, st.Reachability)
 	for _, a := range st.RelayAddrs {
 		require.Contains(t, a, "/p2p/"+relay.Host.ID().String()+"/p2p-circuit/p2p/"+seller.Host.ID().String())
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/node"
 )
 
 // TestListsArePagedAndCarryNoOutputs: GET /v1/jobs and GET /v1/escrow
@@ -37,13 +37,13 @@ func TestListsArePagedAndCarryNoOutputs(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	cl, err := node.Dial(buyer.Repo.Dir)
+	cl, err := controlapi.Dial(buyer.Repo.Dir)
 	require.NoError(t, err)
 
 	var jobs []market.JobRecord
 	cursor, pages := "", 0
 	for {
-		page, err := cl.JobsPage(ctx, node.JobsQuery{Limit: 5, Cursor: cursor})
+		page, err := cl.JobsPage(ctx, controlapi.JobsQuery{Limit: 5, Cursor: cursor})
 		require.NoError(t, err)
 		require.LessOrEqual(t, len(page.Jobs), 5)
 		jobs = append(jobs, page.Jobs...)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/internal/atomicfile"
 )
 
@@ -22,8 +24,6 @@ const (
 	configFile = "config.toml"
 	dataDir    = "data"
 	lockFile   = "repo.lock"
-	apiFile    = "api"
-	tokenFile  = "api.token"
 	cacheDir   = "cache"
 
 	// maxAPIFileSize caps the api and api.token files; a larger one is an
@@ -207,22 +207,7 @@ func (r *Repo) DataDir() string { return filepath.Join(r.Dir, dataDir) }
 func (r *Repo) CacheDir() string { return filepath.Join(r.Dir, cacheDir) }
 
 // readSmall reads a file of at most maxAPIFileSize bytes.
-func readSmall(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	buf := make([]byte, maxAPIFileSize+1)
-	n, err := f.Read(buf)
-	if err != nil && n == 0 {
-		return "", nil
-	}
-	if n > maxAPIFileSize {
-		return "", fmt.Errorf("%s is too large (over %d bytes)", path, maxAPIFileSize)
-	}
-	return string(buf[:n]), nil
-}
+func readSmall(path string) (string, error) { return atomicfile.ReadSmall(path, maxAPIFileSize) }
 
 // DaemonRunning reports whether a process holds the repo's lock, which is
 // how a daemon left 'api' files behind after a crash is told apart from a
@@ -242,6 +227,6 @@ func DaemonRunning(dir string) bool {
 
 // RemoveStaleAPI removes the api files a crashed daemon left behind.
 func RemoveStaleAPI(dir string) {
-	os.Remove(filepath.Join(dir, apiFile))
-	os.Remove(filepath.Join(dir, tokenFile))
+	os.Remove(filepath.Join(dir, controlapi.URLFile))
+	os.Remove(filepath.Join(dir, controlapi.TokenFile))
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
@@ -16,38 +16,17 @@ import (
 	"github.com/swarmwage/swarmwage/sandbox"
 )
 
-// DefaultTestTimeout bounds 'sell test' when it names no timeout: the
-// longest job a seller accepts by default.
-const DefaultTestTimeout = 5 * time.Minute
-
-// TestListingRequest runs a listing's handler locally on Input
-// ('swarmwage sell test'), as a job would, and verifies the output as a
-// buyer would. Nothing goes to the network or the escrow.
-type TestListingRequest struct {
-	Capability string          `json:"capability"`
-	Input      json.RawMessage `json:"input"`
-	// TimeoutMS bounds the run; 0: DefaultTestTimeout.
-	TimeoutMS int64 `json:"timeout_ms,omitempty"`
-}
-
-func (r TestListingRequest) timeout() time.Duration {
-	if r.TimeoutMS <= 0 {
-		return DefaultTestTimeout
-	}
-	return time.Duration(r.TimeoutMS) * time.Millisecond
-}
-
 // testErr makes an input that does not fit the listing a bad request.
 func testErr(err error) error {
 	if errors.Is(err, market.ErrTestInput) {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", controlapi.ErrBadRequest, err)
 	}
 	return err
 }
 
 // TestListing runs the daemon's listing of req.Capability locally.
-func (n *Node) TestListing(ctx context.Context, req TestListingRequest) (market.TestResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, req.timeout())
+func (n *Node) TestListing(ctx context.Context, req controlapi.TestListingRequest) (market.TestResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, req.Timeout())
 	defer cancel()
 	res, err := n.Market.TestListing(ctx, req.Capability, req.Input)
 	return res, testErr(err)
@@ -56,7 +35,7 @@ func (n *Node) TestListing(ctx context.Context, req TestListingRequest) (market.
 // TestListing runs the repo's listing of req.Capability without a daemon,
 // with built-in handlers of its own (the sandbox starts only if the
 // listing needs it, and reuses the repo's compile cache).
-func (l *Local) TestListing(ctx context.Context, req TestListingRequest) (market.TestResult, error) {
+func (l *Local) TestListing(ctx context.Context, req controlapi.TestListingRequest) (market.TestResult, error) {
 	o, err := l.Store.Get(ctx, req.Capability)
 	if err != nil {
 		return market.TestResult{}, err
@@ -66,7 +45,7 @@ func (l *Local) TestListing(ctx context.Context, req TestListingRequest) (market
 	if err != nil {
 		return market.TestResult{}, errors.Join(err, sb.close())
 	}
-	ctx, cancel := context.WithTimeout(ctx, req.timeout())
+	ctx, cancel := context.WithTimeout(ctx, req.Timeout())
 	defer cancel()
 	mcp := mcphandler.New(mcphandler.Options{})
 	runners := map[string]market.Runner{market.HandlerOpenAI: openai.New(openai.Options{}), market.HandlerMCP: mcp, market.HandlerMCPHTTP: mcp}
@@ -75,7 +54,7 @@ func (l *Local) TestListing(ctx context.Context, req TestListingRequest) (market
 }
 
 func (a *apiServer) handleTestListing(w http.ResponseWriter, r *http.Request) {
-	var req TestListingRequest
+	var req controlapi.TestListingRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode test request: "+err.Error())
 		return
@@ -86,10 +65,4 @@ func (a *apiServer) handleTestListing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	apiJSON(w, res)
-}
-
-// TestListing runs a listing's handler in the daemon, locally.
-func (c *Client) TestListing(ctx context.Context, req TestListingRequest) (market.TestResult, error) {
-	var out market.TestResult
-	return out, c.do(ctx, http.MethodPost, "/v1/listings/test", req, &out)
 }

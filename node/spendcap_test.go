@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
@@ -36,38 +37,38 @@ func TestControlAPIHireCarriesSpendCapsAndRiskPolicy(t *testing.T) {
 	waitReady(t, boot, seller, buyer)
 	ctx := t.Context()
 	require.NoError(t, buyer.Escrow.Deposit(ctx, mustAmount(t, "10"), "test"))
-	cl, err := node.Dial(buyer.Repo.Dir)
+	cl, err := controlapi.Dial(buyer.Repo.Dir)
 	require.NoError(t, err)
 
 	since := time.Now().Add(-time.Minute)
-	day := node.SpendCap{Name: "per-day", Since: since, Limit: "0.08"}
-	hire := func(capID string, mod func(*node.HireRequest)) node.HireInfo {
+	day := controlapi.SpendCap{Name: "per-day", Since: since, Limit: "0.08"}
+	hire := func(capID string, mod func(*controlapi.HireRequest)) controlapi.HireInfo {
 		t.Helper()
-		req := node.HireRequest{Capability: capID, Input: json.RawMessage(`{"data":[1,2,3]}`), MaxPrice: "0.05"}
+		req := controlapi.HireRequest{Capability: capID, Input: json.RawMessage(`{"data":[1,2,3]}`), MaxPrice: "0.05"}
 		mod(&req)
 		info, err := cl.Hire(ctx, req, nil)
 		require.NoError(t, err)
 		return info
 	}
 
-	info := hire("compute.statistics.mean", func(r *node.HireRequest) { r.SpendCaps = []node.SpendCap{day} })
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	info := hire("compute.statistics.mean", func(r *controlapi.HireRequest) { r.SpendCaps = []controlapi.SpendCap{day} })
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 	require.Nil(t, info.SpendCap)
 
-	info = hire("compute.statistics.mean", func(r *node.HireRequest) { r.SpendCaps = []node.SpendCap{day} })
-	require.Equal(t, node.OutcomeSpendCap, info.Outcome, info.Error)
+	info = hire("compute.statistics.mean", func(r *controlapi.HireRequest) { r.SpendCaps = []controlapi.SpendCap{day} })
+	require.Equal(t, controlapi.OutcomeSpendCap, info.Outcome, info.Error)
 	require.Empty(t, info.JobID, "nothing was locked")
-	require.Equal(t, &node.SpendCapRefusal{Name: "per-day", Since: since.UTC(), Limit: "0.08", Used: "0.05", Left: "0.03", Amount: "0.05"},
+	require.Equal(t, &controlapi.SpendCapRefusal{Name: "per-day", Since: since.UTC(), Limit: "0.08", Used: "0.05", Left: "0.03", Amount: "0.05"},
 		withUTC(info.SpendCap))
 	b, err := buyer.Escrow.Balance(ctx)
 	require.NoError(t, err)
 	require.Equal(t, escrow.Balance{Available: mustAmount(t, "9.95"), Paid: mustAmount(t, "0.05"), Deposited: mustAmount(t, "10")}, b)
 
 	// A scope with limit 0 only tags the hire; GET /v1/wallet/spent sums it.
-	info = hire("compute.statistics.mean", func(r *node.HireRequest) {
-		r.SpendCaps = []node.SpendCap{{Name: "per-session", Scope: "session-1", Since: since, Limit: "0"}}
+	info = hire("compute.statistics.mean", func(r *controlapi.HireRequest) {
+		r.SpendCaps = []controlapi.SpendCap{{Name: "per-session", Scope: "session-1", Since: since, Limit: "0"}}
 	})
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 	for _, tc := range []struct {
 		scope string
 		since time.Time
@@ -86,41 +87,41 @@ func TestControlAPIHireCarriesSpendCapsAndRiskPolicy(t *testing.T) {
 
 	// The node allows risk tier 3 (config), unless the request requires
 	// its own confirmation.
-	info = hire("compute.statistics.median", func(*node.HireRequest) {})
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
-	info = hire("compute.statistics.median", func(r *node.HireRequest) { r.RequireConfirm = true })
-	require.Equal(t, node.OutcomeNeedsConfirm, info.Outcome, info.Error)
+	info = hire("compute.statistics.median", func(*controlapi.HireRequest) {})
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
+	info = hire("compute.statistics.median", func(r *controlapi.HireRequest) { r.RequireConfirm = true })
+	require.Equal(t, controlapi.OutcomeNeedsConfirm, info.Outcome, info.Error)
 	require.Empty(t, info.JobID)
-	info = hire("compute.statistics.median", func(r *node.HireRequest) { r.RequireConfirm, r.Confirm = true, true })
-	require.Equal(t, node.OutcomeReleased, info.Outcome, info.Error)
+	info = hire("compute.statistics.median", func(r *controlapi.HireRequest) { r.RequireConfirm, r.Confirm = true, true })
+	require.Equal(t, controlapi.OutcomeReleased, info.Outcome, info.Error)
 
 	// Bad caps are the client's fault, refused before anything is sent.
-	tooMany := make([]node.SpendCap, 9)
+	tooMany := make([]controlapi.SpendCap, 9)
 	for i := range tooMany {
-		tooMany[i] = node.SpendCap{Name: "c", Limit: "1"}
+		tooMany[i] = controlapi.SpendCap{Name: "c", Limit: "1"}
 	}
-	for _, caps := range [][]node.SpendCap{{{Name: "per-day", Limit: "lots"}}, {{Limit: "1"}}, tooMany} {
-		_, err := cl.Hire(ctx, node.HireRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1]}`), SpendCaps: caps}, nil)
-		var ae *node.APIError
+	for _, caps := range [][]controlapi.SpendCap{{{Name: "per-day", Limit: "lots"}}, {{Limit: "1"}}, tooMany} {
+		_, err := cl.Hire(ctx, controlapi.HireRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1]}`), SpendCaps: caps}, nil)
+		var ae *controlapi.APIError
 		require.ErrorAs(t, err, &ae)
 		require.Equal(t, http.StatusBadRequest, ae.Status)
 		require.Contains(t, ae.Message, "spend")
 	}
 	// A bad scope reaches the escrow, which refuses it before any lock.
-	info = hire("compute.statistics.mean", func(r *node.HireRequest) {
-		r.SpendCaps = []node.SpendCap{{Name: "per-session", Scope: string(make([]byte, 200)), Limit: "1"}}
+	info = hire("compute.statistics.mean", func(r *controlapi.HireRequest) {
+		r.SpendCaps = []controlapi.SpendCap{{Name: "per-session", Scope: string(make([]byte, 200)), Limit: "1"}}
 	})
-	require.Equal(t, node.OutcomeError, info.Outcome)
+	require.Equal(t, controlapi.OutcomeError, info.Outcome)
 	require.Contains(t, info.Error, "scope over 128 bytes")
 	require.Empty(t, info.JobID)
 	_, err = cl.Spent(ctx, string(make([]byte, 200)), time.Time{})
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, http.StatusBadRequest, ae.Status)
 	require.NoError(t, buyer.Escrow.CheckInvariant(ctx))
 }
 
-func withUTC(r *node.SpendCapRefusal) *node.SpendCapRefusal {
+func withUTC(r *controlapi.SpendCapRefusal) *controlapi.SpendCapRefusal {
 	if r == nil {
 		return nil
 	}

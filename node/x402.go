@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/gateway/x402"
@@ -87,7 +88,7 @@ func (h x402Hirer) Hire(ctx context.Context, req x402.HireRequest) x402.HireResu
 	info := h.n.runHire(ctx, market.HireRequest{Capability: req.Capability, Input: req.Input, MaxPrice: req.MaxPrice, Timeout: req.Timeout}, nil)
 	price, _ := escrow.ParseAmount(info.Price)
 	report, _ := json.Marshal(info.Verification)
-	ok := info.Verification.Passed && (info.Outcome == OutcomeReleased || info.Outcome == OutcomeDelivered)
+	ok := info.Verification.Passed && (info.Outcome == controlapi.OutcomeReleased || info.Outcome == controlapi.OutcomeDelivered)
 	return x402.HireResult{JobID: info.JobID, Capability: info.Capability, Seller: info.Seller, Price: price,
 		Output: info.Output, Verification: report, Passed: ok, Outcome: info.Outcome, Error: info.Error}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/escrow/evm/devchain"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/bench"
 )
 
 // anvilFlag names the anvil binary 'bench hire --settlement evm' starts.
@@ -48,15 +49,15 @@ func benchHireCommand() *cli.Command {
 			if n < 1 || conc < 1 || conc > 1024 {
 				return usageErrf("--n must be at least 1 and --concurrency 1 to 1024")
 			}
-			var res node.BenchHireResult
+			var res bench.HireResult
 			var err error
 			switch c.String(settlementFlag) {
 			case node.RailCredits:
-				var opts []node.BenchOption
+				var opts []bench.Option
 				if dir := c.String("profile"); dir != "" {
-					opts = append(opts, node.WithProfile(dir))
+					opts = append(opts, bench.WithProfile(dir))
 				}
-				res, err = node.BenchHire(c.Context, n, conc, opts...)
+				res, err = bench.Hire(c.Context, n, conc, opts...)
 			case node.RailEVM:
 				if c.String("profile") != "" {
 					return usageErrf("--profile is for --settlement credits")
@@ -69,7 +70,7 @@ func benchHireCommand() *cli.Command {
 				return err
 			}
 			if dir := c.String("profile"); dir != "" {
-				fmt.Fprintf(c.App.ErrWriter, "profiles in %s; read them with:\n  %s\n", dir, strings.Join(node.ProfileFiles(dir), "\n  "))
+				fmt.Fprintf(c.App.ErrWriter, "profiles in %s; read them with:\n  %s\n", dir, strings.Join(bench.ProfileFiles(dir), "\n  "))
 			}
 			if c.Bool(jsonFlag) {
 				return printJSON(c, res)
@@ -89,7 +90,7 @@ func benchHireCommand() *cli.Command {
 
 // benchFindResult adds the idle daemon's memory to the search figures.
 type benchFindResult struct {
-	node.BenchFindResult
+	bench.FindResult
 	IdleDaemonRSSMB *float64 `json:"idle_daemon_rss_mb"`
 }
 
@@ -110,11 +111,11 @@ func benchFindCommand() *cli.Command {
 			if nodes < 2 || nodes > 200 || caps < 1 || rounds < 1 {
 				return usageErrf("--nodes 2 to 200, --caps and --rounds at least 1")
 			}
-			res, err := node.BenchFind(c.Context, nodes, caps, rounds)
+			res, err := bench.Find(c.Context, nodes, caps, rounds)
 			if err != nil {
 				return err
 			}
-			out := benchFindResult{BenchFindResult: res}
+			out := benchFindResult{FindResult: res}
 			if rss, err := idleDaemonRSS(c.Context); err == nil {
 				out.IdleDaemonRSSMB = &rss
 			} else {
@@ -197,34 +198,34 @@ func vmRSS(pid int) (float64, error) {
 
 // benchHireEVM runs the evm bench on --rpc with --key-file, or on an anvil
 // it starts.
-func benchHireEVM(c *cli.Context, n, conc int) (node.BenchHireResult, error) {
-	o := node.BenchEVMOptions{RPC: c.String(rpcFlag), RedeemInterval: c.Duration("redeem-interval")}
+func benchHireEVM(c *cli.Context, n, conc int) (bench.HireResult, error) {
+	o := bench.EVMOptions{RPC: c.String(rpcFlag), RedeemInterval: c.Duration("redeem-interval")}
 	if o.RPC != "" {
 		if c.String(keyFileFlag) == "" {
-			return node.BenchHireResult{}, usageErrf("--rpc needs --key-file FILE: a funded key that deploys and pays the nodes' gas")
+			return bench.HireResult{}, usageErrf("--rpc needs --key-file FILE: a funded key that deploys and pays the nodes' gas")
 		}
 		k, _, err := evm.ReadKeyFile(c.String(keyFileFlag))
 		if err != nil {
-			return node.BenchHireResult{}, usageErr(err)
+			return bench.HireResult{}, usageErr(err)
 		}
 		o.Deployer = k
-		return node.BenchHireEVM(c.Context, n, conc, o)
+		return bench.HireEVM(c.Context, n, conc, o)
 	}
 	bin, err := devchain.FindAnvil(c.String(anvilFlag))
 	if err != nil && c.String(anvilFlag) != "" {
-		return node.BenchHireResult{}, usageErrf("--%s: %v", anvilFlag, err)
+		return bench.HireResult{}, usageErrf("--%s: %v", anvilFlag, err)
 	}
 	if err != nil {
-		return node.BenchHireResult{}, fmt.Errorf("%w; give --%s PATH (Foundry's anvil), or a chain with --%s URL and --%s FILE", err, anvilFlag, rpcFlag, keyFileFlag)
+		return bench.HireResult{}, fmt.Errorf("%w; give --%s PATH (Foundry's anvil), or a chain with --%s URL and --%s FILE", err, anvilFlag, rpcFlag, keyFileFlag)
 	}
 	a, stop, err := devchain.Start(c.Context, bin, 31337)
 	if err != nil {
-		return node.BenchHireResult{}, fmt.Errorf("start anvil %s (or give --%s and --%s): %w", bin, rpcFlag, keyFileFlag, err)
+		return bench.HireResult{}, fmt.Errorf("start anvil %s (or give --%s and --%s): %w", bin, rpcFlag, keyFileFlag, err)
 	}
 	defer stop()
 	if o.Deployer, err = evm.ParseKey(a.Keys[0]); err != nil {
-		return node.BenchHireResult{}, err
+		return bench.HireResult{}, err
 	}
 	o.RPC = a.URL
-	return node.BenchHireEVM(c.Context, n, conc, o)
+	return bench.HireEVM(c.Context, n, conc, o)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/builtin"
 	"github.com/swarmwage/swarmwage/market/route"
@@ -140,7 +141,7 @@ type capsShowResult struct {
 	OutputSchema json.RawMessage      `json:"output_schema,omitempty"`
 	// Sellers are the sellers a running daemon finds for a capability
 	// outside the taxonomy, with what their SkillCards require.
-	Sellers []node.SellerInfo `json:"sellers,omitempty"`
+	Sellers []controlapi.SellerInfo `json:"sellers,omitempty"`
 	// Tombstone is the WCP catalog's entry ([wcp] catalog) when the ID is
 	// retired; hires of it are served by RoutesTo.
 	Tombstone *tombstoneDoc `json:"tombstone,omitempty"`
@@ -237,7 +238,7 @@ func capsShowAction(c *cli.Context) error {
 // customSellers asks a running daemon, if any, who sells capID: a custom
 // capability's schemas, risk tier and required permissions are its
 // sellers'. Without a daemon (or on any error) there is nothing to add.
-func customSellers(c *cli.Context, capID string) []node.SellerInfo {
+func customSellers(c *cli.Context, capID string) []controlapi.SellerInfo {
 	cl, err := daemonClient(c)
 	if err != nil || cl == nil {
 		return nil

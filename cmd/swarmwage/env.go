@@ -8,7 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/storage"
 )
 
 // envErr gives the errors of opening a repo their exit codes: a missing
@@ -23,7 +25,7 @@ func envErr(err error) error {
 		return nil
 	case errors.As(err, &nr), errors.As(err, &ce):
 		return usageErr(err)
-	case errors.Is(err, node.ErrRepoLocked), errors.Is(err, node.ErrDiskFull), errors.Is(err, node.ErrNotOnline):
+	case errors.Is(err, node.ErrRepoLocked), errors.Is(err, storage.ErrDiskFull), errors.Is(err, node.ErrNotOnline):
 		return exitErr(exitFailure, err)
 	}
 	return err
@@ -55,7 +57,7 @@ func withEnv(c *cli.Context, access node.Access, fn func(*node.Env) error) error
 
 // daemonClient returns a client of the daemon serving the repo, or nil when
 // none runs, for a command that only adds what a daemon knows.
-func daemonClient(c *cli.Context) (*node.Client, error) {
+func daemonClient(c *cli.Context) (*controlapi.Client, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err
@@ -64,7 +66,7 @@ func daemonClient(c *cli.Context) (*node.Client, error) {
 }
 
 // needDaemon returns the daemon's client or an error saying to start one.
-func needDaemon(c *cli.Context) (*node.Client, error) {
+func needDaemon(c *cli.Context) (*controlapi.Client, error) {
 	dir, err := repoDir(c)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market/route"
 	"github.com/swarmwage/swarmwage/node"
@@ -58,7 +59,7 @@ func findCommand() *cli.Command {
 				return err
 			}
 			_, stop := spinner(c, "searching the network for sellers of "+capID)
-			info, err := cl.FindQuery(c.Context, node.FindQuery{Capability: capID, Limit: limit, Timeout: timeout, Explain: c.Bool("explain"), QoS: qos, Refresh: c.Bool("refresh")})
+			info, err := cl.FindQuery(c.Context, controlapi.FindQuery{Capability: capID, Limit: limit, Timeout: timeout, Explain: c.Bool("explain"), QoS: qos, Refresh: c.Bool("refresh")})
 			stop()
 			if err != nil {
 				return apiUsage(err)
@@ -88,8 +89,8 @@ func findCommand() *cli.Command {
 }
 
 // onRail keeps the sellers of info paid on rail.
-func onRail(info node.FindInfo, rail string) node.FindInfo {
-	kept := []node.SellerInfo{}
+func onRail(info controlapi.FindInfo, rail string) controlapi.FindInfo {
+	kept := []controlapi.SellerInfo{}
 	peers := map[string]bool{}
 	for _, s := range info.Sellers {
 		if s.Rail == rail {
@@ -101,7 +102,7 @@ func onRail(info node.FindInfo, rail string) node.FindInfo {
 	return info
 }
 
-func printFind(c *cli.Context, info node.FindInfo) {
+func printFind(c *cli.Context, info controlapi.FindInfo) {
 	w := c.App.Writer
 	if len(info.Sellers) == 0 {
 		fmt.Fprintf(w, "no sellers of %s found", info.Capability)

@@ -18,11 +18,11 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/safetext"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/route"
-	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -92,14 +92,14 @@ func runHire(c *cli.Context) error {
 		if c.Bool(jsonFlag) {
 			return printJSON(c, info)
 		}
-		if info.Outcome == node.OutcomeRunning && info.JobID != "" {
+		if info.Outcome == controlapi.OutcomeRunning && info.JobID != "" {
 			fmt.Fprintf(c.App.Writer, "%s\n", info.JobID)
 			fmt.Fprintf(c.App.ErrWriter, "job %s runs in the daemon: 'swarmwage jobs watch %s' follows it, 'swarmwage jobs cancel %s' stops it\n", info.JobID, info.JobID, info.JobID)
 			return nil
 		}
 		return hireDone(c, info)
 	}
-	run := func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+	run := func(ctx context.Context, progress func(market.Event)) (controlapi.HireInfo, error) {
 		return cl.Hire(ctx, req, progress)
 	}
 	info, err := followInterruptible(c, cl, run)
@@ -124,8 +124,8 @@ const maxAnswer = 256
 // It asks only when stdin and stderr are both terminals: a script or an
 // agent piping "y" confirms nothing, and gets the hold's error as before.
 // Anything but y or yes, and EOF, is no.
-func confirmed(c *cli.Context, req *node.HireRequest, info node.HireInfo) bool {
-	if info.Outcome != node.OutcomeNeedsConfirm || req.Confirm {
+func confirmed(c *cli.Context, req *controlapi.HireRequest, info controlapi.HireInfo) bool {
+	if info.Outcome != controlapi.OutcomeNeedsConfirm || req.Confirm {
 		return false
 	}
 	in, ok := c.App.Reader.(*os.File)
@@ -153,7 +153,7 @@ func confirmed(c *cli.Context, req *node.HireRequest, info node.HireInfo) bool {
 // followInterruptible runs a hire (or a watch) with the job's progress on
 // the terminal. On SIGINT it cancels the job if it is not delivered yet
 // (refunded), says what became of it, and exits 130.
-func followInterruptible(c *cli.Context, cl *node.Client, run func(context.Context, func(market.Event)) (node.HireInfo, error)) (node.HireInfo, error) {
+func followInterruptible(c *cli.Context, cl *controlapi.Client, run func(context.Context, func(market.Event)) (controlapi.HireInfo, error)) (controlapi.HireInfo, error) {
 	show, stop := hireProgress(c)
 	var (
 		mu    sync.Mutex
@@ -175,7 +175,7 @@ func followInterruptible(c *cli.Context, cl *node.Client, run func(context.Conte
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
 	type result struct {
-		info node.HireInfo
+		info controlapi.HireInfo
 		err  error
 	}
 	done := make(chan result, 1)
@@ -195,12 +195,12 @@ func followInterruptible(c *cli.Context, cl *node.Client, run func(context.Conte
 		mu.Lock()
 		id := jobID
 		mu.Unlock()
-		return node.HireInfo{}, interrupted(c, cl, id, cancel)
+		return controlapi.HireInfo{}, interrupted(c, cl, id, cancel)
 	}
 }
 
 // interrupted says what became of a job when its hire was interrupted.
-func interrupted(c *cli.Context, cl *node.Client, jobID string, cancel context.CancelFunc) error {
+func interrupted(c *cli.Context, cl *controlapi.Client, jobID string, cancel context.CancelFunc) error {
 	if jobID == "" {
 		cancel() // the daemon stops a hire whose client left; nothing was accepted yet
 		return exitErr(exitInterrupted, errors.New("interrupted before a seller accepted the job: nothing is paid (a hold made meanwhile is refunded)"))
@@ -220,7 +220,7 @@ func interrupted(c *cli.Context, cl *node.Client, jobID string, cancel context.C
 }
 
 // hireDone prints a hire's result and returns its exit code.
-func hireDone(c *cli.Context, info node.HireInfo) error {
+func hireDone(c *cli.Context, info controlapi.HireInfo) error {
 	code := hireExitCode(info.Outcome)
 	if c.Bool("explain") && !c.Bool(jsonFlag) {
 		printExplain(c.App.ErrWriter, info.Capability, info.Requested, route.QoS(info.QoS), info.Policy, info.Candidates)
@@ -257,24 +257,24 @@ func hireDone(c *cli.Context, info node.HireInfo) error {
 }
 
 // hireRequest checks the flags and reads the input.
-func hireRequest(c *cli.Context) (node.HireRequest, error) {
+func hireRequest(c *cli.Context) (controlapi.HireRequest, error) {
 	if c.NArg() != 1 {
-		return node.HireRequest{}, usageErrf("hire needs exactly one capability ID, as: hire --input-json '{\"data\":[1,2]}' compute.statistics.mean")
+		return controlapi.HireRequest{}, usageErrf("hire needs exactly one capability ID, as: hire --input-json '{\"data\":[1,2]}' compute.statistics.mean")
 	}
 	capID := c.Args().First()
 	if err := verify.CheckKnown(capID); err != nil {
-		return node.HireRequest{}, usageErr(err)
+		return controlapi.HireRequest{}, usageErr(err)
 	}
 	input, err := readInput(c)
 	if err != nil {
-		return node.HireRequest{}, err
+		return controlapi.HireRequest{}, err
 	}
 	if _, err := verify.InputSchema(capID); err == nil {
 		if err := verify.ValidateInput(capID, input); err != nil {
-			return node.HireRequest{}, usageErr(err)
+			return controlapi.HireRequest{}, usageErr(err)
 		}
 	}
-	req := node.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm"), Explain: c.Bool("explain")}
+	req := controlapi.HireRequest{Capability: capID, Input: input, Seller: c.String("seller"), Confirm: c.Bool("confirm"), Explain: c.Bool("explain")}
 	if q := c.String("qos"); q != "" {
 		parsed, err := route.ParseQoS(q)
 		if err != nil {
@@ -343,21 +343,21 @@ func readInput(c *cli.Context) (json.RawMessage, error) {
 
 func hireExitCode(outcome string) int {
 	switch outcome {
-	case node.OutcomeReleased, node.OutcomeDelivered:
+	case controlapi.OutcomeReleased, controlapi.OutcomeDelivered:
 		return exitOK
-	case node.OutcomeInvalidInput, node.OutcomeNeedsConfirm:
+	case controlapi.OutcomeInvalidInput, controlapi.OutcomeNeedsConfirm:
 		return exitUsage
-	case node.OutcomeNoSeller:
+	case controlapi.OutcomeNoSeller:
 		return exitNoSeller
-	case node.OutcomeJobFailed:
+	case controlapi.OutcomeJobFailed:
 		return exitJobFailed
-	case node.OutcomeVerificationFailed:
+	case controlapi.OutcomeVerificationFailed:
 		return exitVerificationFailed
-	case node.OutcomeTimedOut:
+	case controlapi.OutcomeTimedOut:
 		return exitTimedOut
-	case node.OutcomeInsufficientFunds:
+	case controlapi.OutcomeInsufficientFunds:
 		return exitInsufficientFunds
-	case node.OutcomeRunning:
+	case controlapi.OutcomeRunning:
 		return exitOK
 	default:
 		return exitFailure

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -25,7 +26,7 @@ func jobsCommand() *cli.Command {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "role", Usage: "only 'buyer' or 'seller' jobs"},
-					&cli.IntFlag{Name: "limit", Value: node.DefaultListLimit, Usage: "at most this many (0: all)"},
+					&cli.IntFlag{Name: "limit", Value: controlapi.DefaultListLimit, Usage: "at most this many (0: all)"},
 					jsonOutFlag(),
 				},
 				Action: func(c *cli.Context) error {
@@ -107,7 +108,7 @@ func jobsWatchCommand() *cli.Command {
 				return exitCode(hireExitCode(info.Outcome))
 			}
 			var lines eventLines
-			info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (node.HireInfo, error) {
+			info, err := followInterruptible(c, cl, func(ctx context.Context, progress func(market.Event)) (controlapi.HireInfo, error) {
 				return cl.WatchJob(ctx, id, func(ev market.Event) {
 					progress(ev)
 					if line := lines.describe(ev); line != "" {
@@ -154,7 +155,7 @@ func (l *eventLines) describe(ev market.Event) string {
 }
 
 func watchErr(id string, err error) error {
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	if errors.As(err, &ae) && ae.Status == 404 {
 		return usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)
 	}
@@ -178,7 +179,7 @@ func jobsCancelCommand() *cli.Command {
 				return err
 			}
 			rec, err := cl.CancelJob(c.Context, id)
-			var ae *node.APIError
+			var ae *controlapi.APIError
 			if errors.As(err, &ae) && ae.Status == 404 {
 				return usageErrf("no bought job %q on this node ('swarmwage jobs list --role buyer' shows them)", id)
 			}
@@ -198,7 +199,7 @@ func jobsCancelCommand() *cli.Command {
 }
 
 // listJobs lists at most limit job summaries (0: all), newest first.
-func listJobs(c *cli.Context, role string, limit int) (info node.JobsInfo, err error) {
+func listJobs(c *cli.Context, role string, limit int) (info controlapi.JobsInfo, err error) {
 	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		info, err = env.Jobs(c.Context, role, limit)
 		return err
@@ -211,7 +212,7 @@ func showJob(c *cli.Context, id string) (job market.JobRecord, err error) {
 		job, err = env.Job(c.Context, id)
 		return err
 	})
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	if errors.Is(err, market.ErrJobNotFound) || (errors.As(err, &ae) && ae.Status == 404) {
 		return job, usageErrf("no job %q here; 'swarmwage jobs list' shows them", id)
 	}
@@ -237,7 +238,7 @@ func rateCommand() *cli.Command {
 				return err
 			}
 			job, err := cl.Rate(c.Context, c.Args().First(), score)
-			var ae *node.APIError
+			var ae *controlapi.APIError
 			if errors.As(err, &ae) && (ae.Status == 404 || ae.Status == 400) {
 				return usageErr(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/gateway"
 	"github.com/swarmwage/swarmwage/node"
@@ -274,7 +275,7 @@ type daemonReady struct {
 	Ready   bool   `json:"ready"`
 	API     string `json:"api"`
 	Gateway string `json:"gateway,omitempty"`
-	node.IDInfo
+	controlapi.IDInfo
 }
 
 func idCommand() *cli.Command {
@@ -312,7 +313,7 @@ func idCommand() *cli.Command {
 
 // nodeID asks the daemon, or describes the repo offline (addresses from the
 // config) when none runs.
-func nodeID(c *cli.Context) (id node.IDInfo, err error) {
+func nodeID(c *cli.Context) (id controlapi.IDInfo, err error) {
 	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		id, err = env.ID(c.Context)
 		return err

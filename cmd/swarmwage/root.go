@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/internal/safetext"
-	"github.com/swarmwage/swarmwage/node"
 )
 
 // Exit codes shared by every command. Commands with their own meaning for
@@ -189,7 +189,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(safetext.NewWriter(stdout))
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(usageErrorDoc{Error: err.Error(), ExitCode: code, Outcome: node.OutcomeInvalidInput})
+		_ = enc.Encode(usageErrorDoc{Error: err.Error(), ExitCode: code, Outcome: controlapi.OutcomeInvalidInput})
 	}
 	return code
 }

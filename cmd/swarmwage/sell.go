@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/skillcard"
@@ -72,12 +73,12 @@ func orPlaceholder(s, placeholder string) string {
 }
 
 // addListingRequest checks the flags and argument of 'sell add'.
-func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
+func addListingRequest(c *cli.Context) (controlapi.AddListingRequest, error) {
 	card := c.String("skillcard")
 	if c.NArg() > 1 || (c.NArg() == 0 && card == "") {
-		return node.AddListingRequest{}, usageErrf("sell add needs exactly one capability ID, as: sell add --price 0.05 CAP")
+		return controlapi.AddListingRequest{}, usageErrf("sell add needs exactly one capability ID, as: sell add --price 0.05 CAP")
 	}
-	req := node.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler"), Env: c.StringSlice("env")}
+	req := controlapi.AddListingRequest{Capability: c.Args().First(), Price: c.String("price"), Handler: c.String("handler"), Env: c.StringSlice("env")}
 	if err := market.CheckEnvNames(req.Env); err != nil {
 		return req, usageErrf("--%v", err)
 	}
@@ -123,7 +124,7 @@ func addListingRequest(c *cli.Context) (node.AddListingRequest, error) {
 	return req, nil
 }
 
-func addListing(c *cli.Context, req node.AddListingRequest) (info node.ListingInfo, err error) {
+func addListing(c *cli.Context, req controlapi.AddListingRequest) (info controlapi.ListingInfo, err error) {
 	err = withEnv(c, node.ReadWrite, func(env *node.Env) error {
 		info, err = env.AddListing(c.Context, req)
 		return apiUsage(err)
@@ -133,11 +134,11 @@ func addListing(c *cli.Context, req node.AddListingRequest) (info node.ListingIn
 
 // apiUsage maps a 400 answer of the control API to a usage error.
 func apiUsage(err error) error {
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	if errors.As(err, &ae) && ae.Status == 400 {
 		return usageErr(err)
 	}
-	if errors.Is(err, verify.ErrInvalidID) || errors.Is(err, node.ErrBadRequest) {
+	if errors.Is(err, verify.ErrInvalidID) || errors.Is(err, controlapi.ErrBadRequest) {
 		return usageErr(err)
 	}
 	return err
@@ -171,7 +172,7 @@ func sellListCommand() *cli.Command {
 	}
 }
 
-func listings(c *cli.Context) (info node.ListingsInfo, err error) {
+func listings(c *cli.Context) (info controlapi.ListingsInfo, err error) {
 	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		info, err = env.Listings(c.Context)
 		return err
@@ -215,7 +216,7 @@ func removeListing(c *cli.Context, capID string) error {
 // program exists: it is sent as an absolute path (found in this shell's
 // PATH, or relative to the working directory), with the working directory,
 // where the handler will run, so a daemon started elsewhere runs the same.
-func resolveHandler(req *node.AddListingRequest) error {
+func resolveHandler(req *controlapi.AddListingRequest) error {
 	h, err := market.ParseHandler(req.Handler)
 	if err != nil {
 		return usageErrf("--handler: %v", err)
@@ -235,7 +236,7 @@ func resolveHandler(req *node.AddListingRequest) error {
 }
 
 // readSkillCard reads and checks a SkillCard file for 'sell add'.
-func readSkillCard(path string, req *node.AddListingRequest) error {
+func readSkillCard(path string, req *controlapi.AddListingRequest) error {
 	card, err := skillcard.ParseFile(path)
 	if err != nil {
 		return usageErrf("--skillcard %s: %v", path, err)

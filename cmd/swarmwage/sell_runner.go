@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	mcphandler "github.com/swarmwage/swarmwage/market/handler/mcp"
-	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
 )
 
@@ -40,7 +40,7 @@ func runnerFlags() []cli.Flag {
 // addRunnerFields reads the openai and mcp flags into req; for an mcp
 // handler it resolves the server's program and, for a capability outside
 // the taxonomy, takes the listing's schemas from the tool.
-func addRunnerFields(c *cli.Context, req *node.AddListingRequest) error {
+func addRunnerFields(c *cli.Context, req *controlapi.AddListingRequest) error {
 	req.BaseURL, req.APIKeyEnv, req.Tool = c.String("base-url"), c.String("api-key-env"), c.String("tool")
 	if c.IsSet("retries") {
 		n := c.Int("retries")
@@ -145,7 +145,7 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 
 // fromMCPResult is what 'sell add --from-mcp' prints with --json.
 type fromMCPResult struct {
-	Listings []node.ListingInfo `json:"listings"`
+	Listings []controlapi.ListingInfo `json:"listings"`
 }
 
 // sellFromMCP lists every tool of an MCP server, one listing per tool.
@@ -193,7 +193,7 @@ func sellFromMCP(c *cli.Context) error {
 		if err := verify.CheckID(capID); err != nil {
 			return usageErrf("tool %q as %s: %v (choose another --prefix)", t.Name, capID, err)
 		}
-		req := node.AddListingRequest{
+		req := controlapi.AddListingRequest{
 			Capability: capID, Price: c.String("price"), Handler: h.String(), Dir: h.Dir, Env: h.Env,
 			Tool: t.Name, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
 		}

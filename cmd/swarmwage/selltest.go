@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/verify"
@@ -32,7 +33,7 @@ failed, 2 usage (unknown listing, an input that does not fit).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "input JSON file, or - for stdin"},
 			&cli.StringFlag{Name: "input-json", Usage: "input JSON given inline"},
-			&cli.DurationFlag{Name: "timeout", Value: node.DefaultTestTimeout, Usage: "stop the handler after this long"},
+			&cli.DurationFlag{Name: "timeout", Value: controlapi.DefaultTestTimeout, Usage: "stop the handler after this long"},
 			jsonOutFlag(),
 		},
 		Action: runSellTest,
@@ -54,9 +55,9 @@ func runSellTest(c *cli.Context) error {
 	if c.Duration("timeout") <= 0 {
 		return usageErrf("--timeout %s: want a positive duration such as 30s", c.Duration("timeout"))
 	}
-	req := node.TestListingRequest{Capability: capID, Input: input, TimeoutMS: c.Duration("timeout").Milliseconds()}
+	req := controlapi.TestListingRequest{Capability: capID, Input: input, TimeoutMS: c.Duration("timeout").Milliseconds()}
 	res, err := testListing(c, req)
-	var ae *node.APIError
+	var ae *controlapi.APIError
 	switch {
 	case errors.Is(err, market.ErrNotListed) || errors.As(err, &ae) && ae.Status == 404:
 		return usageErrf("this node does not sell %s ('swarmwage sell list' shows what it sells)", capID)
@@ -76,7 +77,7 @@ func runSellTest(c *cli.Context) error {
 	return nil
 }
 
-func testListing(c *cli.Context, req node.TestListingRequest) (res market.TestResult, err error) {
+func testListing(c *cli.Context, req controlapi.TestListingRequest) (res market.TestResult, err error) {
 	err = withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		res, err = env.TestListing(c.Context, req)
 		return err

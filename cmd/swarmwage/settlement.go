@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -137,7 +138,7 @@ func walletAddressCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res := node.AddressInfo{Address: k.Address().Hex()}
+			res := controlapi.AddressInfo{Address: k.Address().Hex()}
 			if c.Bool(jsonFlag) {
 				return printJSON(c, res)
 			}
@@ -167,7 +168,7 @@ func walletWithdrawCommand() *cli.Command {
 			if repo.Config.Settlement.RailName() != node.RailEVM {
 				return usageErr(node.ErrNoRailAddress)
 			}
-			var res node.WithdrawInfo
+			var res controlapi.WithdrawInfo
 			err = withWallet(c, func(w *node.Env) error {
 				var err error
 				res, err = w.Withdraw(c.Context)
@@ -187,7 +188,7 @@ func walletWithdrawCommand() *cli.Command {
 
 // printWallet renders the balance of an evm node: the ledger, then the
 // chain.
-func printWallet(c *cli.Context, w node.WalletInfo) {
+func printWallet(c *cli.Context, w controlapi.WalletInfo) {
 	printLedger(c, w.Balance, w.Withdrawing, "moved into the escrow contract")
 	out := c.App.Writer
 	fmt.Fprintf(out, "\nrail: %s, address %s\n", w.Rail, w.Address)

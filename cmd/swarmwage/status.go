@@ -5,8 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/node"
+	"github.com/swarmwage/swarmwage/node/p2p"
 )
 
 func statusCommand() *cli.Command {
@@ -33,8 +35,8 @@ func statusCommand() *cli.Command {
 }
 
 // nodeStatus asks the daemon, or describes the repo offline when none runs.
-func nodeStatus(c *cli.Context) (node.StatusInfo, error) {
-	var info node.StatusInfo
+func nodeStatus(c *cli.Context) (controlapi.StatusInfo, error) {
+	var info controlapi.StatusInfo
 	err := withEnv(c, node.ReadOnly, func(env *node.Env) error {
 		var err error
 		info, err = env.Status(c.Context, buildVersion())
@@ -43,7 +45,7 @@ func nodeStatus(c *cli.Context) (node.StatusInfo, error) {
 	return info, err
 }
 
-func printStatus(c *cli.Context, s node.StatusInfo) {
+func printStatus(c *cli.Context, s controlapi.StatusInfo) {
 	w := c.App.Writer
 	state := "online"
 	if !s.Online {
@@ -87,15 +89,15 @@ func printStatus(c *cli.Context, s node.StatusInfo) {
 }
 
 // reachabilityNote says what a reachability means for a seller.
-func reachabilityNote(s node.StatusInfo) string {
+func reachabilityNote(s controlapi.StatusInfo) string {
 	switch {
 	case !s.Online:
 		return ""
-	case s.Reachability == node.ReachabilityPrivate && len(s.RelayAddrs) == 0:
+	case s.Reachability == p2p.ReachabilityPrivate && len(s.RelayAddrs) == 0:
 		return " (behind NAT; no relay reservation yet, so buyers cannot reach this node)"
-	case s.Reachability == node.ReachabilityPrivate:
+	case s.Reachability == p2p.ReachabilityPrivate:
 		return " (behind NAT; buyers reach this node through its relay)"
-	case s.Reachability == node.ReachabilityUnknown:
+	case s.Reachability == p2p.ReachabilityUnknown:
 		return " (AutoNAT has not decided yet)"
 	}
 	return ""

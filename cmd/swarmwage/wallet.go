@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/dht"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/node"
@@ -343,7 +344,7 @@ func escrowEvidenceCommand() *cli.Command {
 			id := c.Args().First()
 			return withWallet(c, func(w *node.Env) error {
 				rc, err := w.Evidence(c.Context, id)
-				var ae *node.APIError
+				var ae *controlapi.APIError
 				if errors.Is(err, escrow.ErrNotFound) || errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 					return exitErr(exitUsage, fmt.Errorf("no sold job %q on this node (see 'swarmwage escrow list --role seller')", id))
 				}
@@ -388,7 +389,7 @@ func escrowRefundCommand() *cli.Command {
 				return nil
 			}
 			rec, err := cl.EscrowRefund(c.Context, c.Args().First(), c.String("reason"))
-			var ae *node.APIError
+			var ae *controlapi.APIError
 			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 				return usageErrf("no bought job %q on this node (see 'swarmwage escrow list --role buyer')", c.Args().First())
 			}

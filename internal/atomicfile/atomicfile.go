@@ -4,7 +4,8 @@
 // and the directory is synced so that the new name itself survives a power
 // cut. The node's small files (identity.key, evm.key, config.toml, api,
 // api.token), the sandbox's compiled bootstrap and saved SkillCards are
-// written this way; it is the module's one atomic-write helper.
+// written this way; it is the module's one atomic-write helper. ReadSmall
+// reads such a file back with a cap on its size.
 package atomicfile
 
 import (

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -34,7 +35,7 @@ type ListingChange struct {
 // ('sell apply --json').
 type Result struct {
 	// Listings are the listings stored (none with --diff).
-	Listings []node.ListingInfo `json:"listings"`
+	Listings []controlapi.ListingInfo `json:"listings"`
 	// Changes says what happens to each listing.
 	Changes       []ListingChange     `json:"changes"`
 	ConfigChanges []node.ConfigChange `json:"config_changes"`
@@ -134,7 +135,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 
 // Result is what the plan would do, changing nothing ('sell apply --diff').
 func (p Plan) Result() Result {
-	res := Result{Listings: []node.ListingInfo{}, Changes: p.Listings, ConfigChanges: p.ConfigChanges, ConfigNotes: []string{}}
+	res := Result{Listings: []controlapi.ListingInfo{}, Changes: p.Listings, ConfigChanges: p.ConfigChanges, ConfigNotes: []string{}}
 	for _, ch := range p.ConfigChanges {
 		res.ConfigNotes = append(res.ConfigNotes, ch.String())
 	}
@@ -161,7 +162,7 @@ func (p Plan) Apply(ctx context.Context, store *market.Store, repo *node.Repo) (
 		}
 	}
 	for _, o := range offers {
-		res.Listings = append(res.Listings, node.ListingInfo{
+		res.Listings = append(res.Listings, controlapi.ListingInfo{
 			Capability: o.Signed.Listing.Capability, Price: o.Signed.Listing.Price.String(),
 			Handler: o.Handler.String(), SkillCardHash: o.Signed.Listing.SkillCardHash,
 		})

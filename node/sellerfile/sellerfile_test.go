@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
@@ -89,7 +90,7 @@ func TestExampleSellerSellsEveryListing(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.capID, func(t *testing.T) {
 			info := buyer.Hire(ctx, market.HireRequest{Capability: tc.capID, Input: json.RawMessage(tc.input), Timeout: 30 * time.Second})
-			require.Contains(t, []string{node.OutcomeReleased, node.OutcomeDelivered}, info.Outcome, info.Error)
+			require.Contains(t, []string{controlapi.OutcomeReleased, controlapi.OutcomeDelivered}, info.Outcome, info.Error)
 			require.True(t, info.Verification.Passed, "%+v", info.Verification.Checks)
 			require.Equal(t, seller.Repo.ID.String(), info.Seller)
 			tc.check(t, info.Output)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/internal/safetext"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
@@ -30,7 +31,7 @@ func TestDashboardShowsHiddenCharactersEscaped(t *testing.T) {
 	boot := nodetest.Start(t, nodetest.NewRepo(t, testNetwork), node.Options{})
 	seller := nodetest.Start(t, nodetest.NewRepo(t, testNetwork), node.Options{}, boot)
 	buyer := nodetest.Start(t, nodetest.NewRepo(t, testNetwork), node.Options{}, boot)
-	_, err := dial(t, seller).AddListing(ctx, node.AddListingRequest{Capability: "text.summarize.short", Price: "0.01", Handler: "exec:/bin/sh " + worker})
+	_, err := dial(t, seller).AddListing(ctx, controlapi.AddListingRequest{Capability: "text.summarize.short", Price: "0.01", Handler: "exec:/bin/sh " + worker})
 	require.NoError(t, err)
 	nodetest.WaitReady(t, boot, seller, buyer)
 	require.NoError(t, buyer.Escrow.Deposit(ctx, nodetest.Amount(t, "10"), "test"))

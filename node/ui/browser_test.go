@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
@@ -43,14 +44,14 @@ func TestDashboardInARealBrowser(t *testing.T) {
 	seller := nodetest.Start(t, nodetest.NewRepo(t, testNetwork), node.Options{}, boot)
 	buyer := nodetest.Start(t, nodetest.NewRepo(t, testNetwork), node.Options{}, boot)
 	sellerAPI := dial(t, seller)
-	_, err := sellerAPI.AddListing(ctx, node.AddListingRequest{Capability: "compute.statistics.mean", Price: "0.05", Handler: "builtin"})
+	_, err := sellerAPI.AddListing(ctx, controlapi.AddListingRequest{Capability: "compute.statistics.mean", Price: "0.05", Handler: "builtin"})
 	require.NoError(t, err)
-	_, err = sellerAPI.AddListing(ctx, node.AddListingRequest{Capability: "compute.statistics.median", Price: "0.02", Handler: "exec:/bin/sh " + worker})
+	_, err = sellerAPI.AddListing(ctx, controlapi.AddListingRequest{Capability: "compute.statistics.median", Price: "0.02", Handler: "exec:/bin/sh " + worker})
 	require.NoError(t, err)
 	nodetest.WaitReady(t, boot, seller, buyer)
 	require.NoError(t, buyer.Escrow.Deposit(ctx, nodetest.Amount(t, "10"), "test"))
 	first := hire(t, buyer, "compute.statistics.mean", `{"data":[1,2,3,4]}`)
-	require.Equal(t, node.OutcomeReleased, first.Outcome, first.Error)
+	require.Equal(t, controlapi.OutcomeReleased, first.Outcome, first.Error)
 	require.Eventually(t, func() bool {
 		b, err := seller.Escrow.Balance(ctx)
 		return err == nil && b.Earned == nodetest.Amount(t, "0.05")
@@ -83,7 +84,7 @@ func TestDashboardInARealBrowser(t *testing.T) {
 	// Live: a job started while the page is open appears running, then
 	// settles, without a reload (the marker survives).
 	b.eval(`window.noReload = 'still here'`)
-	slow := make(chan node.HireInfo, 1)
+	slow := make(chan controlapi.HireInfo, 1)
 	go func() { slow <- hireInfo(buyer, "compute.statistics.median", `{"data":[1,2,3,4]}`) }()
 	b.waitFor(`#jobs tr[data-role="buyer"][data-outcome="running"]`)
 	slowID := b.eval(`document.querySelector('#jobs tr[data-outcome="running"]').dataset.job`)
@@ -92,7 +93,7 @@ func TestDashboardInARealBrowser(t *testing.T) {
 	b.waitFor(fmt.Sprintf(`tr[data-job=%q][data-outcome="released"]`, slowID))
 	require.Equal(t, "still here", b.eval(`window.noReload`), "the page reloaded instead of updating live")
 	res := <-slow
-	require.Equal(t, node.OutcomeReleased, res.Outcome, res.Error)
+	require.Equal(t, controlapi.OutcomeReleased, res.Outcome, res.Error)
 	require.Equal(t, slowID, res.JobID)
 	require.Equal(t, "live", b.text(`#live`))
 
@@ -386,9 +387,9 @@ func slowMedianWorker(t *testing.T, gate string) string {
 	return p
 }
 
-func dial(t *testing.T, n *node.Node) *node.Client {
+func dial(t *testing.T, n *node.Node) *controlapi.Client {
 	t.Helper()
-	cl, err := node.Dial(n.Repo.Dir)
+	cl, err := controlapi.Dial(n.Repo.Dir)
 	require.NoError(t, err)
 	return cl
 }
@@ -403,13 +404,13 @@ func login(t *testing.T, n *node.Node) string {
 	return info.URL
 }
 
-func hireInfo(n *node.Node, capID, input string) node.HireInfo {
+func hireInfo(n *node.Node, capID, input string) controlapi.HireInfo {
 	return n.Hire(context.Background(), market.HireRequest{
 		Capability: capID, Input: json.RawMessage(input), MaxPrice: 100_000, Timeout: 2 * time.Minute,
 	})
 }
 
-func hire(t *testing.T, n *node.Node, capID, input string) node.HireInfo {
+func hire(t *testing.T, n *node.Node, capID, input string) controlapi.HireInfo {
 	t.Helper()
 	res := hireInfo(n, capID, input)
 	require.Equal(t, string(escrow.StateReleased), res.Escrow.State, res.Error)

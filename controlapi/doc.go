@@ -1,0 +1,16 @@
+// Package controlapi is the node's local control API as its callers see
+// it: the wire documents (requests, answers and their JSON field names,
+// which the CLI's --json output is), the error codes that carry an
+// error's kind across HTTP, list paging with its opaque cursors, and the
+// Go client (Dial, Client) that cmd, mcp, the gateways and demo use. The
+// server side, which answers these routes from a running node, is in
+// package node; this package imports no part of it.
+//
+// The list routes (GET /v1/jobs, GET /v1/escrow) answer one page at a
+// time (?limit=, default 100, at most 1000, and ?cursor= from the previous
+// page's next_cursor), so that no history is too long to list; job pages
+// are summaries without inputs and outputs.
+//
+// A serving daemon keeps two files in its repo: URLFile with the API's
+// URL and TokenFile with its bearer token (0600).
+package controlapi
