@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
@@ -17,9 +18,12 @@ import (
 )
 
 // agentClient talks to other sellers' agent endpoints over libp2p streams
-// (transport.go).
+// (transport.go), kept alive between requests to the same seller.
 type agentClient struct {
 	host host.Host
+	// trOnce makes tr, the HTTP transport over agent streams, on first use.
+	trOnce sync.Once
+	tr     *http.Transport
 	// holePunchWait is HolePunchWait; tests shorten it.
 	holePunchWait time.Duration
 	// untagged, if set, hears of each listing accepted without a type tag
@@ -189,5 +193,41 @@ func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path str
 		_ = json.Unmarshal(data, &e)
 		return nil, newStatusError(resp, e)
 	}
+	resp.Body = &jobBody{ReadCloser: resp.Body, ctx: ctx}
 	return resp, nil
+}
+
+const (
+	// jobDrainWait bounds how long closing a job's event stream waits for
+	// the end of the response after the event the buyer stopped at: a
+	// seller ends the response right after its result, and a stream read
+	// to its end is kept for the next request.
+	jobDrainWait = 100 * time.Millisecond
+	// jobDrainMax is how much of a job's event stream closing it reads
+	// past the buyer's last event: the end of a chunked body, not events.
+	jobDrainMax = 4 << 10
+)
+
+// jobBody is a job's event stream. Its reader stops at the result event,
+// before the end of the response; Close reads that end, for a short while
+// and a few bytes at most, so that the transport keeps the stream alive
+// (it closes a stream whose response was not read to the end). A hire
+// that was cancelled closes the stream at once.
+type jobBody struct {
+	io.ReadCloser
+	ctx  context.Context
+	once sync.Once
+	err  error
+}
+
+func (b *jobBody) Close() error {
+	b.once.Do(func() {
+		if b.ctx.Err() == nil {
+			t := time.AfterFunc(jobDrainWait, func() { _ = b.ReadCloser.Close() })
+			_, _ = io.Copy(io.Discard, io.LimitReader(b.ReadCloser, jobDrainMax))
+			t.Stop()
+		}
+		b.err = b.ReadCloser.Close()
+	})
+	return b.err
 }
