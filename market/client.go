@@ -176,24 +176,33 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 
 // stream POSTs a job's body to seller and returns the response for the
 // caller to read as a stream. A non-2xx answer is a *StatusError.
+//
+// The request runs under a context of its own that ctx cancels, so that
+// closing the response (jobBody) may read its end after the caller's
+// context is gone: the transport aborts a request whose context ends.
 func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.roundTrip(req, seller, true)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("POST %s at %s: %w", path, seller.ID, err)
 	}
 	if resp.StatusCode/100 != 2 {
+		defer cancel()
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxListingSize))
 		var e errorBody
 		_ = json.Unmarshal(data, &e)
 		return nil, newStatusError(resp, e)
 	}
-	resp.Body = &jobBody{ReadCloser: resp.Body, ctx: ctx}
+	resp.Body = &jobBody{ReadCloser: resp.Body, stop: stop, cancel: cancel}
 	return resp, nil
 }
 
@@ -209,25 +218,34 @@ const (
 )
 
 // jobBody is a job's event stream. Its reader stops at the result event,
-// before the end of the response; Close reads that end, for a short while
-// and a few bytes at most, so that the transport keeps the stream alive
-// (it closes a stream whose response was not read to the end). A hire
-// that was cancelled closes the stream at once.
+// before the end of the response; Close reads that end in the background,
+// for a short while and a few bytes at most, so that the transport keeps
+// the stream alive (it closes a stream whose response was not read to the
+// end) without the hire waiting for the seller's last write. A hire that
+// was cancelled closes the stream at once.
 type jobBody struct {
 	io.ReadCloser
-	ctx  context.Context
-	once sync.Once
-	err  error
+	// stop stops ctx from cancelling the request; cancel cancels it.
+	stop   func() bool
+	cancel context.CancelFunc
+	once   sync.Once
 }
 
 func (b *jobBody) Close() error {
 	b.once.Do(func() {
-		if b.ctx.Err() == nil {
+		if !b.stop() {
+			// The caller's context ended: the request is being aborted.
+			_ = b.ReadCloser.Close()
+			b.cancel()
+			return
+		}
+		go func() {
+			defer b.cancel()
 			t := time.AfterFunc(jobDrainWait, func() { _ = b.ReadCloser.Close() })
 			_, _ = io.Copy(io.Discard, io.LimitReader(b.ReadCloser, jobDrainMax))
 			t.Stop()
-		}
-		b.err = b.ReadCloser.Close()
+			_ = b.ReadCloser.Close()
+		}()
 	})
-	return b.err
+	return nil
 }
