@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -127,14 +128,20 @@ func TestJobWaitsForTheDirectConnectionHolePunchingMakes(t *testing.T) {
 }
 
 // pipeTransport is the agent transport over an in-memory connection whose
-// far end reads the request and answers with answer, then closes.
+// far end reads the request, answers with answer, then closes.
 func pipeTransport(answer []byte) *http.Transport {
 	return newAgentTransport(func(context.Context, string, string) (net.Conn, error) {
 		client, seller := net.Pipe()
 		go func() {
+			defer seller.Close()
+			// The answer follows the request, as a seller's does.
+			req, err := http.ReadRequest(bufio.NewReader(seller))
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, req.Body)
 			go func() { _, _ = io.Copy(io.Discard, seller) }()
 			_, _ = seller.Write(answer)
-			_ = seller.Close()
 		}()
 		return client, nil
 	})
