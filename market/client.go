@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
@@ -17,9 +18,12 @@ import (
 )
 
 // agentClient talks to other sellers' agent endpoints over libp2p streams
-// (transport.go).
+// (transport.go), kept alive between requests to the same seller.
 type agentClient struct {
 	host host.Host
+	// trOnce makes tr, the HTTP transport over agent streams, on first use.
+	trOnce sync.Once
+	tr     *http.Transport
 	// holePunchWait is HolePunchWait; tests shorten it.
 	holePunchWait time.Duration
 	// untagged, if set, hears of each listing accepted without a type tag
@@ -172,22 +176,76 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 
 // stream POSTs a job's body to seller and returns the response for the
 // caller to read as a stream. A non-2xx answer is a *StatusError.
+//
+// The request runs under a context of its own that ctx cancels, so that
+// closing the response (jobBody) may read its end after the caller's
+// context is gone: the transport aborts a request whose context ends.
 func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.roundTrip(req, seller, true)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("POST %s at %s: %w", path, seller.ID, err)
 	}
 	if resp.StatusCode/100 != 2 {
+		defer cancel()
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxListingSize))
 		var e errorBody
 		_ = json.Unmarshal(data, &e)
 		return nil, newStatusError(resp, e)
 	}
+	resp.Body = &jobBody{ReadCloser: resp.Body, stop: stop, cancel: cancel}
 	return resp, nil
+}
+
+const (
+	// jobDrainWait bounds how long closing a job's event stream waits for
+	// the end of the response after the event the buyer stopped at: a
+	// seller ends the response right after its result, and a stream read
+	// to its end is kept for the next request.
+	jobDrainWait = 100 * time.Millisecond
+	// jobDrainMax is how much of a job's event stream closing it reads
+	// past the buyer's last event: the end of a chunked body, not events.
+	jobDrainMax = 4 << 10
+)
+
+// jobBody is a job's event stream. Its reader stops at the result event,
+// before the end of the response; Close reads that end in the background,
+// for a short while and a few bytes at most, so that the transport keeps
+// the stream alive (it closes a stream whose response was not read to the
+// end) without the hire waiting for the seller's last write. A hire that
+// was cancelled closes the stream at once.
+type jobBody struct {
+	io.ReadCloser
+	// stop stops ctx from cancelling the request; cancel cancels it.
+	stop   func() bool
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (b *jobBody) Close() error {
+	b.once.Do(func() {
+		if !b.stop() {
+			// The caller's context ended: the request is being aborted.
+			_ = b.ReadCloser.Close()
+			b.cancel()
+			return
+		}
+		go func() {
+			defer b.cancel()
+			t := time.AfterFunc(jobDrainWait, func() { _ = b.ReadCloser.Close() })
+			_, _ = io.Copy(io.Discard, io.LimitReader(b.ReadCloser, jobDrainMax))
+			t.Stop()
+			_ = b.ReadCloser.Close()
+		}()
+	})
+	return nil
 }

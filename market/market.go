@@ -267,6 +267,7 @@ func (m *Market) Close() error {
 		m.cancel()
 		m.wg.Wait()
 		m.jobs.wg.Wait()
+		m.client.closeIdle()
 	})
 	return nil
 }

@@ -1,18 +1,17 @@
 package market
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"math"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
 	circuit "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 )
@@ -45,6 +44,19 @@ const (
 	// hire that used the same circuit (a signed listing with its schemas, a
 	// quote), a few KiB each.
 	relayRequestSlack = 16 << 10
+
+	// idleStreamTimeout is how long an agent stream with no request in
+	// flight is kept for the next request to the same seller. It is below
+	// the seller's idleTimeout, so that the buyer, not the seller, closes
+	// an idle stream, and a request is not sent on a stream the seller is
+	// closing at the same moment.
+	idleStreamTimeout = idleTimeout / 2
+	// maxIdleStreamsPerSeller bounds the idle streams kept per seller and
+	// kind of connection: as many as a buyer hiring 32 at once uses. The
+	// seller holds agentStreamMemory for each, within its per-peer limits.
+	maxIdleStreamsPerSeller = 32
+	// maxIdleStreams bounds the idle streams kept for all sellers.
+	maxIdleStreams = 256
 )
 
 // agentProtocol is the libp2p protocol of agent streams: go-libp2p's
@@ -71,113 +83,141 @@ func connKind(c network.Conn) string {
 	return ConnDirect
 }
 
-// roundTrip sends req to seller over a new agent stream and returns the
-// response; its body reads from the stream and closing it closes the
-// stream. Relayed (limited) connections are allowed, since a seller behind
-// NAT is reachable only through its relay. A job (job set) whose only
-// connection is relayed first waits for hole punching (HolePunchWait), and
-// is not sent when its body does not fit the relay's data limit: that
-// error is a local *StatusError (413), so the hire refunds the lock and
-// tries the next seller.
+// newAgentTransport is the HTTP/1.1 client transport of agent requests:
+// net/http's Transport over the connections dial returns (agent streams),
+// so that a stream is kept alive between requests to the same seller, as
+// a TCP connection is between requests to the same web server, and a
+// request does not pay for opening a stream and negotiating its protocol.
+// It caps a response's headers at maxResponseHeader; bodies have caps of
+// their own, per call.
+func newAgentTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	return &http.Transport{
+		DialContext:            dial,
+		MaxIdleConns:           maxIdleStreams,
+		MaxIdleConnsPerHost:    maxIdleStreamsPerSeller,
+		IdleConnTimeout:        idleStreamTimeout,
+		MaxResponseHeaderBytes: maxResponseHeader,
+		// Agent bodies are JSON and NDJSON a seller sends as they are; a
+		// gzip body would only move the caps after decompression.
+		DisableCompression: true,
+	}
+}
+
+// transport is c's agent transport, made on first use.
+func (c *agentClient) transport() *http.Transport {
+	c.trOnce.Do(func() { c.tr = newAgentTransport(c.dialAgent) })
+	return c.tr
+}
+
+// closeIdle closes the agent streams kept for later requests.
+func (c *agentClient) closeIdle() {
+	c.trOnce.Do(func() {})
+	if c.tr != nil {
+		c.tr.CloseIdleConnections()
+	}
+}
+
+// Agent requests carry the kind of connection their stream must be on in
+// the host part of their URL, so that the transport keeps the streams of
+// relayed and direct connections apart: once hole punching has made a
+// direct connection, requests go on it, not on a stream of the relay's.
+const (
+	directHost  = "direct."
+	relayedHost = "relayed."
+)
+
+// roundTrip sends req to seller over an agent stream, one kept from an
+// earlier request to seller when there is one, and returns the response;
+// closing its body once read returns the stream for the next request.
+// Relayed (limited) connections are allowed, since a seller behind NAT is
+// reachable only through its relay. A job (job set) whose only connection
+// is relayed first waits for hole punching (HolePunchWait), and is not sent
+// when its body does not fit the relay's data limit: that error is a local
+// *StatusError (413), so the hire refunds the lock and tries the next
+// seller.
 func (c *agentClient) roundTrip(req *http.Request, seller peer.AddrInfo, job bool) (*http.Response, error) {
 	ctx := req.Context()
-	s, err := c.openStream(ctx, seller)
+	relayed, err := c.route(ctx, seller, job, req.ContentLength)
 	if err != nil {
 		return nil, err
 	}
-	if job && s.Conn().Stat().Limited {
-		if s, err = c.upgradeOrFit(ctx, s, seller, req.ContentLength); err != nil {
-			return nil, err
-		}
+	req.Host = seller.ID.String()
+	req.URL.Host = directHost + req.Host
+	if relayed {
+		req.URL.Host = relayedHost + req.Host
 	}
 	if kind, ok := ctx.Value(connRecorderKey{}).(*string); ok {
-		*kind = connKind(s.Conn())
+		req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) {
+				if ac, ok := info.Conn.(*agentConn); ok {
+					*kind = connKind(ac.Conn())
+				}
+			},
+		}))
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = s.SetDeadline(dl)
-	}
-	// A cancelled request resets the stream, so that a read or write
-	// blocked on a silent seller returns.
-	stop := context.AfterFunc(ctx, func() { _ = s.Reset() })
-	req.Header.Set("Connection", "close")
-	// The request is written while the response is read: a seller may
-	// answer (400, 413) before it has read the whole body.
-	go func() {
-		if err := req.Write(s); err != nil {
-			_ = s.Reset()
-			return
+	// The transport writes the request while it reads the response (a
+	// seller may answer 400 or 413 before it has read the whole body),
+	// and a cancelled request closes (resets) its stream, so that a read
+	// or write blocked on a silent seller returns.
+	return c.transport().RoundTrip(req)
+}
+
+// route makes sure a connection to seller exists and reports whether the
+// request must go over a relayed one, because it is the only kind there
+// is. For a job on a relayed connection it applies upgradeOrFit.
+func (c *agentClient) route(ctx context.Context, seller peer.AddrInfo, job bool, size int64) (relayed bool, err error) {
+	nw := c.host.Network()
+	switch nw.Connectedness(seller.ID) {
+	case network.Connected:
+		return false, nil
+	case network.Limited:
+	default:
+		// The seller's addresses are added only when no connection
+		// exists: adding them on every request would rewrite the
+		// peerstore, which is on disk.
+		cctx, cancel := context.WithTimeout(ctx, newStreamTimeout)
+		err := c.host.Connect(network.WithAllowLimitedConn(cctx, "swarmwage agent"), seller)
+		cancel()
+		if err != nil {
+			return false, err
 		}
-		_ = s.CloseWrite()
-	}()
-	resp, err := readResponse(s, req)
-	if err != nil {
-		stop()
-		_ = s.Reset()
-		return nil, err
-	}
-	resp.Body = &streamBody{ReadCloser: resp.Body, s: s, stop: stop}
-	return resp, nil
-}
-
-// maxResponseHeader caps the status line and headers of a seller's answer,
-// as http.Transport's MaxResponseHeaderBytes does: a seller that sends
-// headers without end is cut off. Bodies have caps of their own, per call.
-const maxResponseHeader = 64 << 10
-
-// readResponse reads an HTTP response from r, its headers capped at
-// maxResponseHeader.
-func readResponse(r io.Reader, req *http.Request) (*http.Response, error) {
-	lr := &io.LimitedReader{R: r, N: maxResponseHeader}
-	resp, err := http.ReadResponse(bufio.NewReader(lr), req)
-	if err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("seller's response headers are over %d bytes", maxResponseHeader)
+		if nw.Connectedness(seller.ID) != network.Limited {
+			return false, nil
 		}
-		return nil, err
 	}
-	// The body reads through the same buffer; its callers cap it.
-	lr.N = math.MaxInt64
-	return resp, nil
+	if !job {
+		return true, nil
+	}
+	return c.upgradeOrFit(ctx, seller, size)
 }
 
-// openStream opens an agent stream to seller, in the agent's
-// resource-manager service.
-func (c *agentClient) openStream(ctx context.Context, seller peer.AddrInfo) (network.Stream, error) {
-	// When a connection exists the seller's addresses are left out: adding
-	// them on every request would rewrite the peerstore, which is on disk.
-	if len(seller.Addrs) > 0 && len(c.host.Network().ConnsToPeer(seller.ID)) == 0 {
-		c.host.Peerstore().AddAddrs(seller.ID, seller.Addrs, peerstore.TempAddrTTL)
+// upgradeOrFit is called for a job of size bytes to a seller whose only
+// connections are relayed. It waits for a direct connection until
+// holePunchWait after the relayed one opened and reports false if one
+// appeared; else it reports true if the job fits the relay's data limit,
+// else it returns a local *StatusError.
+func (c *agentClient) upgradeOrFit(ctx context.Context, seller peer.AddrInfo, size int64) (relayed bool, err error) {
+	var opened time.Time
+	var limit uint64
+	for _, conn := range c.host.Network().ConnsToPeer(seller.ID) {
+		stat := conn.Stat()
+		if !stat.Limited {
+			return false, nil
+		}
+		if stat.Opened.After(opened) {
+			opened = stat.Opened
+		}
+		if l, _ := stat.Extra[circuit.StatLimitData].(uint64); l > 0 && (limit == 0 || l < limit) {
+			limit = l
+		}
 	}
-	sctx, cancel := context.WithTimeout(ctx, newStreamTimeout)
-	defer cancel()
-	sctx = network.WithAllowLimitedConn(sctx, "swarmwage agent")
-	s, err := c.host.NewStream(sctx, seller.ID, agentProtocol)
-	if err != nil {
-		return nil, err
+	if c.waitDirect(ctx, seller.ID, opened.Add(c.holePunchWait)) {
+		return false, nil
 	}
-	if err := s.Scope().SetService(ServiceName); err != nil {
-		_ = s.Reset()
-		return nil, fmt.Errorf("agent stream to %s: %w", seller.ID, err)
-	}
-	return s, nil
-}
-
-// upgradeOrFit is called with a stream s on a relayed connection for a job
-// of size bytes. It waits for a direct connection until holePunchWait after
-// the relayed one opened and returns a stream on it; else it returns s if
-// the job fits the relay's data limit, else a local *StatusError.
-func (c *agentClient) upgradeOrFit(ctx context.Context, s network.Stream, seller peer.AddrInfo, size int64) (network.Stream, error) {
-	stat := s.Conn().Stat()
-	if c.waitDirect(ctx, seller.ID, stat.Opened.Add(c.holePunchWait)) {
-		_ = s.Reset()
-		return c.openStream(ctx, seller)
-	}
-	limit, _ := stat.Extra[circuit.StatLimitData].(uint64)
 	if limit == 0 || size >= 0 && uint64(size)+relayRequestSlack <= limit {
-		return s, nil
+		return true, nil
 	}
-	_ = s.Reset()
-	return nil, &StatusError{
+	return false, &StatusError{
 		Code:  http.StatusRequestEntityTooLarge,
 		Local: true,
 		Message: fmt.Sprintf("the job's request (%d bytes) does not fit the data limit (%d bytes) of the relay that is the only way to %s, and hole punching made no direct connection",
@@ -215,16 +255,54 @@ func (c *agentClient) waitDirect(ctx context.Context, p peer.ID, until time.Time
 	}
 }
 
-// streamBody is a response body read from an agent stream.
-type streamBody struct {
-	io.ReadCloser
-	s    network.Stream
-	stop func() bool
+// dialAgent opens an agent stream, in the agent's resource-manager
+// service, to the seller addr names ("direct.<peer ID>:80" or
+// "relayed.<peer ID>:80", see roundTrip). A stream for a direct host is
+// opened on a direct connection only.
+func (c *agentClient) dialAgent(ctx context.Context, _, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("agent address %q: %w", addr, err)
+	}
+	id, relayed := strings.CutPrefix(host, relayedHost)
+	if !relayed {
+		id = strings.TrimPrefix(host, directHost)
+	}
+	p, err := peer.Decode(id)
+	if err != nil {
+		return nil, fmt.Errorf("agent address %q: %w", addr, err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, newStreamTimeout)
+	defer cancel()
+	if relayed {
+		sctx = network.WithAllowLimitedConn(sctx, "swarmwage agent")
+	}
+	s, err := c.host.NewStream(sctx, p, agentProtocol)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Scope().SetService(ServiceName); err != nil {
+		_ = s.Reset()
+		return nil, fmt.Errorf("agent stream to %s: %w", p, err)
+	}
+	return &agentConn{Stream: s}, nil
 }
 
-func (b *streamBody) Close() error {
-	b.stop()
-	err := b.ReadCloser.Close()
-	_ = b.s.Close()
-	return err
+// maxResponseHeader caps the status line and headers of a seller's answer:
+// a seller that sends headers without end is cut off. Bodies have caps of
+// their own, per call.
+const maxResponseHeader = 64 << 10
+
+// agentConn is an outbound agent stream as a net.Conn for the transport.
+type agentConn struct {
+	network.Stream
 }
+
+// Close resets the stream. The transport closes a stream when it is done
+// with it: idle for idleStreamTimeout, answered with "Connection: close",
+// or its request cancelled or broken. In the last case the seller must
+// see the request end, not a half-closed stream.
+func (c *agentConn) Close() error { return c.Reset() }
+
+func (c *agentConn) LocalAddr() net.Addr  { return peerAddr(c.Conn().LocalPeer()) }
+func (c *agentConn) RemoteAddr() net.Addr { return peerAddr(c.Conn().RemotePeer()) }

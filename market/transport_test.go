@@ -1,10 +1,12 @@
 package market
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -125,19 +127,42 @@ func TestJobWaitsForTheDirectConnectionHolePunchingMakes(t *testing.T) {
 	require.Equal(t, ConnDirect, kind)
 }
 
+// pipeTransport is the agent transport over an in-memory connection whose
+// far end reads the request, answers with answer, then closes.
+func pipeTransport(answer []byte) *http.Transport {
+	return newAgentTransport(func(context.Context, string, string) (net.Conn, error) {
+		client, seller := net.Pipe()
+		go func() {
+			defer seller.Close()
+			// The answer follows the request, as a seller's does.
+			req, err := http.ReadRequest(bufio.NewReader(seller))
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, req.Body)
+			go func() { _, _ = io.Copy(io.Discard, seller) }()
+			_, _ = seller.Write(answer)
+		}()
+		return client, nil
+	})
+}
+
 func TestResponseHeadersAreCapped(t *testing.T) {
+	endless := "HTTP/1.1 200 OK\r\nX-Junk: " + string(bytes.Repeat([]byte("a"), maxResponseHeader)) + "\r\n\r\n"
 	req, err := http.NewRequest(http.MethodGet, "http://seller/capabilities", nil)
 	require.NoError(t, err)
-	endless := "HTTP/1.1 200 OK\r\nX-Junk: " + string(bytes.Repeat([]byte("a"), maxResponseHeader)) + "\r\n\r\n"
-	_, err = readResponse(bytes.NewReader([]byte(endless)), req)
-	require.ErrorContains(t, err, "headers are over")
+	_, err = pipeTransport([]byte(endless)).RoundTrip(req)
+	require.ErrorContains(t, err, "response headers exceeded")
 
 	body := bytes.Repeat([]byte("b"), 2*maxResponseHeader)
 	ok := "HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + string(body)
-	resp, err := readResponse(bytes.NewReader([]byte(ok)), req)
+	req, err = http.NewRequest(http.MethodGet, "http://seller/capabilities", nil)
+	require.NoError(t, err)
+	resp, err := pipeTransport([]byte(ok)).RoundTrip(req)
 	require.NoError(t, err)
 	got, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
 	require.Equal(t, body, got, "the cap is on headers only")
 }
 
@@ -148,9 +173,11 @@ func FuzzReadResponseNoPanic(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		req, err := http.NewRequest(http.MethodPost, "http://seller/jobs", nil)
+		req, err := http.NewRequest(http.MethodPost, "http://seller/jobs", bytes.NewReader([]byte(`{}`)))
 		require.NoError(t, err)
-		resp, err := readResponse(bytes.NewReader(data), req)
+		tr := pipeTransport(data)
+		defer tr.CloseIdleConnections()
+		resp, err := tr.RoundTrip(req)
 		if err != nil {
 			return
 		}
