@@ -536,9 +536,14 @@ func (req HireRequest) market() (market.HireRequest, error) {
 	return out, nil
 }
 
-// Hire runs a hire and describes its result, whatever the outcome.
+// Hire runs a hire through the node's one entry (RunHire) and describes
+// its result, whatever the outcome.
 func (n *Node) Hire(ctx context.Context, req market.HireRequest) HireInfo {
-	res, err := n.Market.Hire(ctx, req)
+	return n.RunHire(ctx, req, nil)
+}
+
+// hireInfo describes a hire's result, whatever the outcome.
+func (n *Node) hireInfo(req market.HireRequest, res market.HireResult, err error) HireInfo {
 	capID := req.Capability
 	if res.Capability != "" {
 		capID = res.Capability // a tombstone may have routed it elsewhere

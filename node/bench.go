@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/swarmwage/swarmwage/dht"
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 )
 
@@ -235,8 +234,8 @@ func warmUp(ctx context.Context, nodes []*Node, buyer *Node) error {
 	if err := waitAnnounced(wctx, nodes); err != nil {
 		return err
 	}
-	if _, err := buyer.Market.Hire(ctx, benchReq); err != nil {
-		return fmt.Errorf("bench hire: warm-up hire: %w", err)
+	if info := buyer.RunHire(ctx, benchReq, nil); info.Outcome != OutcomeReleased {
+		return fmt.Errorf("bench hire: warm-up hire: %s: %s", info.Outcome, info.Error)
 	}
 	return nil
 }
@@ -266,13 +265,13 @@ func (h *hireRun) hires(ctx context.Context, buyer *Node, n, concurrency int) er
 			defer wg.Done()
 			for range work {
 				t0 := time.Now()
-				res, err := buyer.Market.Hire(ctx, benchReq)
+				info := buyer.RunHire(ctx, benchReq, nil)
 				d := time.Since(t0)
 				mu.Lock()
-				if err != nil || res.State != escrow.StateReleased {
+				if info.Outcome != OutcomeReleased {
 					h.failed++
-					if h.firstErr == "" && err != nil {
-						h.firstErr = err.Error()
+					if h.firstErr == "" && info.Error != "" {
+						h.firstErr = info.Error
 					}
 				} else {
 					h.lat = append(h.lat, d)
