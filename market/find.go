@@ -44,11 +44,11 @@ type FindResult struct {
 // limit counts live sellers (distinct peers whose listing checked out): the
 // DHT is asked for more providers than that, because provider records of
 // dead sellers are normal.
-func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult, error) {
+func (b *Buyer) Find(ctx context.Context, capID string, limit int) (FindResult, error) {
 	if limit <= 0 {
 		limit = candidatesPerHire
 	}
-	cands, err := m.routing.FindSellers(ctx, capID, min(2*limit+5, maxProviders))
+	cands, err := b.routing.FindSellers(ctx, capID, min(2*limit+5, maxProviders))
 	if err != nil {
 		return FindResult{}, fmt.Errorf("find %s: %w", capID, err)
 	}
@@ -66,7 +66,7 @@ func (m *Market) Find(ctx context.Context, capID string, limit int) (FindResult,
 				return
 			}
 			defer func() { <-sem }()
-			found, rejected := m.checkSeller(ctx, c, capID)
+			found, rejected := b.checkSeller(ctx, c, capID)
 			mu.Lock()
 			res.Sellers = append(res.Sellers, found...)
 			res.Rejected += rejected
@@ -116,34 +116,34 @@ func (r FindResult) Peers() int {
 }
 
 // checkSeller fetches and verifies one candidate's listing(s) of capID.
-func (m *Market) checkSeller(ctx context.Context, c peer.AddrInfo, capID string) ([]Seller, int) {
+func (b *Buyer) checkSeller(ctx context.Context, c peer.AddrInfo, capID string) ([]Seller, int) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	s, rtt, err := m.client.fetchListing(ctx, c, capID)
+	s, rtt, err := b.client.fetchListing(ctx, c, capID)
 	if err == nil {
-		return []Seller{{Peer: c, Listing: s, RTT: rtt, Reputation: m.reputationOf(ctx, c)}}, 0
+		return []Seller{{Peer: c, Listing: s, RTT: rtt, Reputation: b.reputationOf(ctx, c)}}, 0
 	}
 	var se *StatusError
 	if errors.As(err, &se) && se.Code == http.StatusNotFound {
 		// Not sold under this exact ID: capID may be a prefix, or the
 		// seller withdrew it and its provider record has not expired.
-		list, rejected, rtt, err := m.client.fetchListings(ctx, c, capID)
+		list, rejected, rtt, err := b.client.fetchListings(ctx, c, capID)
 		if err != nil {
-			m.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
+			b.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
 			return nil, 0
 		}
 		out := make([]Seller, 0, len(list))
-		rep := m.reputationOf(ctx, c)
+		rep := b.reputationOf(ctx, c)
 		for _, l := range list {
 			out = append(out, Seller{Peer: c, Listing: l, RTT: rtt, Reputation: rep})
 		}
 		return out, rejected
 	}
 	if errors.Is(err, ErrBadSignature) || errors.Is(err, ErrListingMismatch) || errors.Is(err, ErrMalformedListing) {
-		m.log.Debug("rejected listing", "remote_peer", c.ID, "capability", capID, "err", err)
+		b.log.Debug("rejected listing", "remote_peer", c.ID, "capability", capID, "err", err)
 		return nil, 1
 	}
-	m.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
+	b.log.Debug("seller unreachable", "remote_peer", c.ID, "err", err)
 	return nil, 0
 }
 
@@ -159,27 +159,27 @@ type cachedFind struct {
 
 // findCached is Find for hires: a search of the last listingCacheTTL is
 // reused, so a run of hires does not fetch every listing every time.
-func (m *Market) findCached(ctx context.Context, capID string) (FindResult, error) {
-	m.findMu.Lock()
-	c, ok := m.findCache[capID]
-	m.findMu.Unlock()
-	if ok && m.cfg.now().Sub(c.at) < listingCacheTTL && len(c.res.Sellers) > 0 {
+func (b *Buyer) findCached(ctx context.Context, capID string) (FindResult, error) {
+	b.findMu.Lock()
+	c, ok := b.findCache[capID]
+	b.findMu.Unlock()
+	if ok && b.cfg.now().Sub(c.at) < listingCacheTTL && len(c.res.Sellers) > 0 {
 		return c.res, nil
 	}
-	res, err := m.Find(ctx, capID, candidatesPerHire)
+	res, err := b.Find(ctx, capID, candidatesPerHire)
 	if err != nil {
 		return res, err
 	}
-	m.findMu.Lock()
-	m.findCache[capID] = cachedFind{res: res, at: m.cfg.now()}
-	m.findMu.Unlock()
+	b.findMu.Lock()
+	b.findCache[capID] = cachedFind{res: res, at: b.cfg.now()}
+	b.findMu.Unlock()
 	return res, nil
 }
 
 // forgetFind drops capID's cached search after one of its sellers failed a
 // quote, so the next hire searches again.
-func (m *Market) forgetFind(capID string) {
-	m.findMu.Lock()
-	delete(m.findCache, capID)
-	m.findMu.Unlock()
+func (b *Buyer) forgetFind(capID string) {
+	b.findMu.Lock()
+	delete(b.findCache, capID)
+	b.findMu.Unlock()
 }

@@ -25,9 +25,6 @@ const (
 	DefaultHireTimeout = 60 * time.Second
 	// maxEventLine caps one NDJSON event: a result carries the output.
 	maxEventLine = maxHandlerOutput + 64<<10
-	// settleAttempts is how often a settle is sent before the outbox
-	// takes over.
-	settleAttempts = 3
 	// pollInterval is how often a buyer whose job stream broke asks the
 	// seller for the job's status.
 	pollInterval = 500 * time.Millisecond
@@ -149,11 +146,19 @@ func WireInput(in json.RawMessage) json.RawMessage {
 	return b
 }
 
-// Hire buys one job of req.Capability: find, rank, quote, lock, run,
-// verify, settle. After the lock, every path ends settled or with the
-// escrow timers in charge; nothing is left half-done.
-func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
-	if err := m.cfg.admission(ctx); err != nil {
+// Hire buys one job of req.Capability. It is the one entry of every hire
+// a node starts, and runs the steps of a hire top to bottom:
+//
+//	resolveRequest  capability (WCP tombstones), policy, price limit, input
+//	candidates      the sellers routing ranks (policy, QoS, reputation)
+//	buy             per candidate, best first: quote, then runHire's
+//	                lock, run, verifyAndSettle (verify, settle)
+//	receipt         the result, with the routing decision
+//
+// After the lock, every path ends settled or with the escrow timers in
+// charge; nothing is left half-done.
+func (b *Buyer) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
+	if err := b.cfg.admission(ctx); err != nil {
 		return HireResult{}, err // before anything is locked
 	}
 	start := time.Now()
@@ -162,15 +167,75 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	defer cancel()
-	requested := req.Capability
-	resolved, err := m.resolveCapability(req.Capability)
+	req, requested, err := b.resolveRequest(req)
 	if err != nil {
 		return HireResult{}, err
 	}
+	cands, routed, err := b.candidates(ctx, req, requested)
+	if err != nil {
+		return b.receipt(HireResult{Capability: req.Capability}, routed, req), err
+	}
+	res, err := b.buy(ctx, cands, req, start)
+	if errors.Is(err, ErrInvalidInput) && res.JobID == "" {
+		return HireResult{}, err // the seller's schema refused the input before any quote
+	}
+	return b.receipt(res, routed, req), err
+}
+
+// Price is what a hire of req would pay now, through the hire's own
+// steps up to the quote (resolveRequest, candidates, quote), stopping
+// before the lock: the price of the first seller, best first, that quotes.
+// The quote is kept, so a hire that follows pays it without asking again.
+// A door that charges before it hires (x402) prices through it.
+func (b *Buyer) Price(ctx context.Context, req HireRequest) (Credits, error) {
+	if req.Timeout <= 0 {
+		req.Timeout = DefaultHireTimeout
+	}
+	req, requested, err := b.resolveRequest(req)
+	if err != nil {
+		return 0, err
+	}
+	cands, _, err := b.candidates(ctx, req, requested)
+	if err != nil {
+		return 0, err
+	}
+	var lastErr error
+	for _, s := range cands {
+		if err := b.checkRisk(s, req); err != nil {
+			lastErr = err
+			continue
+		}
+		q, err := b.quote(ctx, s, req)
+		if errors.Is(err, ErrInvalidInput) {
+			return 0, err
+		}
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		return q.Quote.Price, nil
+	}
+	if lastErr != nil {
+		return 0, fmt.Errorf("%w for %s: last error: %w", ErrNoSeller, req.Capability, lastErr)
+	}
+	return 0, fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+}
+
+// resolveRequest is a hire's first step: the capability that serves
+// req.Capability now (WCP tombstones), its [[policy]] (a confirmation
+// hold, a price cap), the price limit, and the input checked against the
+// capability's standard schema and put in its wire form. It returns the
+// request as the next steps use it and the capability asked for.
+func (b *Buyer) resolveRequest(req HireRequest) (HireRequest, string, error) {
+	requested := req.Capability
+	resolved, err := b.resolveCapability(req.Capability)
+	if err != nil {
+		return req, requested, err
+	}
 	req.Capability = resolved
-	if pol := m.cfg.policies.For(resolved); pol != nil {
+	if pol := b.cfg.policies.For(resolved); pol != nil {
 		if pol.RequireConfirmation && !req.Confirm {
-			return HireResult{}, &PolicyHoldError{Policy: pol.Match, Capability: resolved}
+			return req, requested, &PolicyHoldError{Policy: pol.Match, Capability: resolved}
 		}
 		if pol.MaxPrice > 0 && (req.MaxPrice == 0 || pol.MaxPrice < req.MaxPrice) {
 			req.MaxPrice = pol.MaxPrice // the quote must fit the policy's cap too
@@ -178,60 +243,67 @@ func (m *Market) Hire(ctx context.Context, req HireRequest) (HireResult, error) 
 		}
 	}
 	if req.MaxPrice == 0 {
-		req.MaxPrice, req.limitBy = m.cfg.maxPrice, limitByConfig
+		req.MaxPrice, req.limitBy = b.cfg.maxPrice, limitByConfig
 	}
 	standard, err := checkHireInput(req)
 	if err != nil {
-		return HireResult{}, err
+		return req, requested, err
 	}
 	req.standard = standard
 	req.Input = WireInput(req.Input)
-	cands, routed, err := m.candidates(ctx, req, requested)
-	if err != nil {
-		return HireResult{Capability: resolved, Requested: routed.Requested, Routing: explained(routed, req)}, err
-	}
-	withRoute := func(r HireResult) HireResult {
-		r.Requested, r.Routing = routed.Requested, explained(routed, req)
-		return r
-	}
+	return req, requested, nil
+}
+
+// buy tries the routed sellers best first: a seller that needs a
+// confirmation the hire lacks, fails to quote, or refuses the lock before
+// starting costs nothing, and the next is tried; the first that takes the
+// job ends the hire, whatever its outcome.
+func (b *Buyer) buy(ctx context.Context, cands []Seller, req HireRequest, start time.Time) (HireResult, error) {
 	var lastErr, riskErr error
 	// refused is the last seller's that refused a lock sent to it (busy
 	// until the deadline): if no other seller takes the job, the hire
 	// still names that job, refunded, so its caller can follow it.
 	var refused HireResult
 	for _, c := range cands {
-		if err := m.checkRisk(c, req); err != nil {
+		if err := b.checkRisk(c, req); err != nil {
 			riskErr = err // another seller of the capability may not need it
 			continue
 		}
-		q, err := m.quote(ctx, c, req)
+		q, err := b.quote(ctx, c, req)
 		if errors.Is(err, ErrInvalidInput) {
 			return HireResult{}, err
 		}
 		if err != nil {
 			// Before the lock a failing seller costs nothing: try the next.
-			m.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)
-			m.forgetFind(req.Capability)
+			b.log.Debug("quote failed", "remote_peer", c.Peer.ID, "err", err)
+			b.forgetFind(req.Capability)
 			lastErr = err
 			continue
 		}
-		res, err := m.runHire(ctx, c, q, req)
+		res, err := b.runHire(ctx, c, q, req)
 		res.DurationMS = time.Since(start).Milliseconds()
 		if errors.Is(err, errTryNext) {
 			lastErr, refused = err, res
 			continue
 		}
-		m.log.Info("job bought", "job", res.JobID, "capability", req.Capability, "seller", c.Peer.ID, "outcome", res.State,
+		b.log.Info("job bought", "job", res.JobID, "capability", req.Capability, "seller", c.Peer.ID, "outcome", res.State,
 			"price", res.Price.String(), "duration", time.Duration(res.DurationMS)*time.Millisecond, "err", err)
-		return withRoute(res), err
+		return res, err
 	}
 	if lastErr == nil && riskErr != nil {
-		return withRoute(HireResult{}), riskErr
+		return HireResult{}, riskErr
 	}
 	if lastErr != nil {
-		return withRoute(refused), fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
+		return refused, fmt.Errorf("%w for %s within the price and time given: last error: %v", ErrNoSeller, req.Capability, lastErr)
 	}
-	return withRoute(HireResult{}), fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+	return HireResult{}, fmt.Errorf("%w for %s at or under the maximum price", ErrNoSeller, req.Capability)
+}
+
+// receipt is a hire's last step: its result with the routing decision
+// that chose the seller (all of it with Explain).
+func (b *Buyer) receipt(res HireResult, routed Routed, req HireRequest) HireResult {
+	res.Requested, res.Routing = routed.Requested, explained(routed, req)
+	return res
 }
 
 // explained is the routing decision to report: all of it with Explain,
@@ -273,16 +345,16 @@ func checkHireInput(req HireRequest) (standard bool, err error) {
 
 // candidates finds the sellers a hire may use, best first, as routing
 // ranks them (package route: policy, QoS class, price cap).
-func (m *Market) candidates(ctx context.Context, req HireRequest, requested string) ([]Seller, Routed, error) {
+func (b *Buyer) candidates(ctx context.Context, req HireRequest, requested string) ([]Seller, Routed, error) {
 	var sellers []Seller
 	if req.Seller != "" {
-		s, err := m.sellerByID(ctx, req.Seller, req.Capability)
+		s, err := b.sellerByID(ctx, req.Seller, req.Capability)
 		if err != nil {
 			return nil, Routed{}, fmt.Errorf("%w: seller %s: %v", ErrNoSeller, req.Seller, err)
 		}
 		sellers = []Seller{s}
 	} else {
-		res, err := m.findCached(ctx, req.Capability)
+		res, err := b.findCached(ctx, req.Capability)
 		if err != nil {
 			return nil, Routed{}, fmt.Errorf("%w: %v", ErrNoSeller, err)
 		}
@@ -295,7 +367,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 		if s.Listing.Listing.Capability != req.Capability {
 			continue // found under a prefix
 		}
-		if why := m.payable(s.Listing.Listing); why != "" {
+		if why := b.payable(s.Listing.Listing); why != "" {
 			unpayable = why // this node's money cannot pay it
 			continue
 		}
@@ -314,7 +386,7 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 	if len(exact) == 0 && unfit != "" {
 		return nil, Routed{}, fmt.Errorf("%w of %s whose terms fit this hire: %s", ErrNoSeller, req.Capability, unfit)
 	}
-	routed := m.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
+	routed := b.route(req.Capability, requested, req.QoS, req.MaxPrice, exact, req.Explain)
 	var out []Seller
 	for _, d := range routed.Candidates {
 		if d.Rank > 0 {
@@ -322,18 +394,18 @@ func (m *Market) candidates(ctx context.Context, req HireRequest, requested stri
 		}
 	}
 	if len(out) == 0 {
-		return nil, routed, m.noSeller(req, exact, routed)
+		return nil, routed, b.noSeller(req, exact, routed)
 	}
 	return out, routed, nil
 }
 
 // sellerByID fetches one named seller's listing, from the addresses this
 // node knows or, failing that, the DHT.
-func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Seller, error) {
-	ai := peer.AddrInfo{ID: id, Addrs: m.host.Peerstore().Addrs(id)}
-	if len(ai.Addrs) == 0 && len(m.host.Network().ConnsToPeer(id)) == 0 {
+func (b *Buyer) sellerByID(ctx context.Context, id peer.ID, capID string) (Seller, error) {
+	ai := peer.AddrInfo{ID: id, Addrs: b.host.Peerstore().Addrs(id)}
+	if len(ai.Addrs) == 0 && len(b.host.Network().ConnsToPeer(id)) == 0 {
 		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		found, err := m.routing.DHT().FindPeer(fctx, id)
+		found, err := b.routing.DHT().FindPeer(fctx, id)
 		cancel()
 		if err != nil {
 			return Seller{}, fmt.Errorf("find its addresses: %w", err)
@@ -342,49 +414,49 @@ func (m *Market) sellerByID(ctx context.Context, id peer.ID, capID string) (Sell
 	}
 	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	l, rtt, err := m.client.fetchListing(fctx, ai, capID)
+	l, rtt, err := b.client.fetchListing(fctx, ai, capID)
 	if err != nil {
 		return Seller{}, err
 	}
 	return Seller{Peer: ai, Listing: l, RTT: rtt}, nil
 }
 
-func (m *Market) checkRisk(s Seller, req HireRequest) error {
-	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !req.AllowRisk3 && (req.RequireConfirm || !m.cfg.allowRisk3) {
+func (b *Buyer) checkRisk(s Seller, req HireRequest) error {
+	if s.Listing.Listing.RiskTier >= 3 && !req.Confirm && !req.AllowRisk3 && (req.RequireConfirm || !b.cfg.allowRisk3) {
 		return fmt.Errorf("%w: %s is risk tier 3 (required permissions: %v); hire again with --confirm, or set allow_risk_tier_3 = true under [market] in config.toml", ErrNeedsConfirm, req.Capability, s.Listing.Listing.RequiredPermissions)
 	}
 	return nil
 }
 
 // quote asks seller for a signed quote and checks it.
-func (m *Market) quote(ctx context.Context, s Seller, req HireRequest) (SignedQuote, error) {
+func (b *Buyer) quote(ctx context.Context, s Seller, req HireRequest) (SignedQuote, error) {
 	if !req.standard {
 		// Not a taxonomy capability: the seller's schema decides.
 		if err := verify.ValidateWithSchema(req.Capability, s.Listing.Listing.InputSchema, req.Input); err != nil {
 			return SignedQuote{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 		}
 	}
-	q, ok := m.cachedQuote(s.Peer.ID, req.Capability)
+	q, ok := b.cachedQuote(s.Peer.ID, req.Capability)
 	if !ok {
 		body, _ := json.Marshal(QuoteRequest{Capability: req.Capability})
 		qctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		defer cancel()
-		if _, _, err := m.client.do(qctx, s.Peer, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q); err != nil {
+		if _, _, err := b.client.do(qctx, s.Peer, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q); err != nil {
 			return SignedQuote{}, err
 		}
-		if err := q.Verify(s.Peer.ID, m.host.ID(), req.Capability, m.cfg.now()); err != nil {
+		if err := q.Verify(s.Peer.ID, b.host.ID(), req.Capability, b.cfg.now()); err != nil {
 			return SignedQuote{}, err
 		}
 		if q.Untagged() {
-			m.noteUntagged(TypeQuote, s.Peer.ID)
+			b.noteUntagged(TypeQuote, s.Peer.ID)
 		}
 		if why := offListing(q.Quote, s.Listing.Listing); why != "" {
-			return SignedQuote{}, m.misquoted(ctx, s, q, why)
+			return SignedQuote{}, b.misquoted(ctx, s, q, why)
 		}
-		m.keepQuote(q)
+		b.keepQuote(q)
 	} else if why := offListing(q.Quote, s.Listing.Listing); why != "" {
-		m.dropQuote(s.Peer.ID, req.Capability)
-		return SignedQuote{}, m.misquoted(ctx, s, q, why)
+		b.dropQuote(s.Peer.ID, req.Capability)
+		return SignedQuote{}, b.misquoted(ctx, s, q, why)
 	}
 	if req.MaxPrice > 0 && int64(q.Quote.Price) > req.MaxPrice {
 		return SignedQuote{}, fmt.Errorf("quote of %s is over the maximum price", q.Quote.Price)
@@ -416,25 +488,40 @@ func offListing(q Quote, l Listing) string {
 // its price since this node ranked it (a stale find cache), counted against
 // the seller in the routing history, so later hires rank it last. Nothing
 // is locked either way. It returns the error the hire records.
-func (m *Market) misquoted(ctx context.Context, s Seller, q SignedQuote, why string) error {
-	m.forgetFind(s.Listing.Listing.Capability)
+func (b *Buyer) misquoted(ctx context.Context, s Seller, q SignedQuote, why string) error {
+	b.forgetFind(s.Listing.Listing.Capability)
 	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	cur, _, err := m.client.fetchListing(fctx, s.Peer, s.Listing.Listing.Capability)
+	cur, _, err := b.client.fetchListing(fctx, s.Peer, s.Listing.Listing.Capability)
 	cancel()
 	if err == nil && offListing(q.Quote, cur.Listing) == "" {
-		m.log.Debug("quote matches the seller's new listing, not the ranked one; refused, not counted", "remote_peer", s.Peer.ID, "why", why)
+		b.log.Debug("quote matches the seller's new listing, not the ranked one; refused, not counted", "remote_peer", s.Peer.ID, "why", why)
 		return fmt.Errorf("%w: seller %s: %s (it changed its listing since this node ranked it)", ErrQuoteOffListing, s.Peer.ID, why)
 	}
-	m.log.Debug("seller quoted off its signed listing; refused", "remote_peer", s.Peer.ID, "why", why)
-	if err := m.misquote.record(s.Peer.ID, why, m.cfg.now()); err != nil {
-		m.log.Warn("record misquote", "err", err)
+	b.log.Debug("seller quoted off its signed listing; refused", "remote_peer", s.Peer.ID, "why", why)
+	if err := b.misquote.record(s.Peer.ID, why, b.cfg.now()); err != nil {
+		b.log.Warn("record misquote", "err", err)
 	}
 	return fmt.Errorf("%w: seller %s: %s", ErrQuoteOffListing, s.Peer.ID, why)
 }
 
-// runHire locks the quoted amount, runs the job and settles it.
-func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, error) {
-	now := m.cfg.now()
+// runHire takes a quoted job from the lock to its settle: lock, run,
+// verifyAndSettle (verify, then settle).
+func (b *Buyer) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, error) {
+	res, lock, err := b.lock(ctx, s, q, req)
+	if err != nil {
+		return res, err
+	}
+	out, delivery, res, err := b.run(ctx, s, q, lock, req, res)
+	if err != nil {
+		return res, err
+	}
+	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
+	return b.verifyAndSettle(ctx, res, spec, out, delivery)
+}
+
+// lock holds the quoted price in escrow and records the bought job.
+func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, *escrow.Lock, error) {
+	now := b.cfg.now()
 	deadline, _ := ctx.Deadline()
 	if max := now.Add(time.Duration(q.Quote.MaxDurationMS) * time.Millisecond); deadline.After(max) {
 		deadline = max
@@ -447,23 +534,23 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 	if st := s.Listing.Listing.Settlement; st != nil {
 		lp.SellerAddress = st.PayTo
 	}
-	lock, err := m.escrow.Lock(ctx, lp)
+	lock, err := b.escrow.Lock(ctx, lp)
 	if err != nil {
 		unit := "credits"
-		if m.cfg.settlement != nil {
-			unit = "tokens on rail " + m.cfg.settlement.Rail
+		if b.cfg.settlement != nil {
+			unit = "tokens on rail " + b.cfg.settlement.Rail
 		}
 		// The advice once: the rail's error may carry it already.
 		if (errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered)) && !strings.Contains(err.Error(), "wallet deposit") {
-			return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
+			return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
 		}
-		return HireResult{Rail: m.escrow.RailName()}, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
+		return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
 	}
 	failpoint.Inject("buyer/after-lock")
-	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: m.escrow.RailName()}
-	m.rememberCounterparty(s.Peer.ID)
+	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName()}
+	b.rememberCounterparty(s.Peer.ID)
 	rec := JobRecord{
-		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: m.host.ID(),
+		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: b.host.ID(),
 		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
 		Rail: res.Rail,
 	}
@@ -471,60 +558,67 @@ func (m *Market) runHire(ctx context.Context, s Seller, q SignedQuote, req HireR
 		// A restart must be able to verify the output against the
 		// seller's schema, so it is durable before the job is sent.
 		rec.OutputSchema = s.Listing.Listing.OutputSchema
-		if err := m.jobs.put(rec); err != nil {
-			return m.refund(res, "record the job", nil, err)
+		if err := b.jobs.put(rec); err != nil {
+			res, err = b.refund(res, "record the job", nil, err)
+			return res, nil, err
 		}
 	} else {
-		m.jobs.putAsync(rec, m.logJobWrite)
+		b.jobs.putAsync(rec, b.logJobWrite)
 	}
 	if req.Progress != nil {
 		req.Progress(Event{Type: EventLocked, JobID: lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
 	}
+	return res, lock, nil
+}
+
+// run sends the locked job to the seller and follows it to its output and
+// signed delivery. A job that ends without one is refunded here, and the
+// error says how it ended (errTryNext: the seller refused the job before
+// starting it, so the next seller may be tried).
+func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, lock *escrow.Lock, req HireRequest, res HireResult) (json.RawMessage, *escrow.Delivery, HireResult, error) {
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {
-		return m.refund(res, "encode job request", nil, err)
+		res, err = b.refund(res, "encode job request", nil, err)
+		return nil, nil, res, err
 	}
 	jobStart := time.Now()
-	out, delivery, runErr := m.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, lock, jobBody, req.Progress)
+	out, delivery, runErr := b.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, lock, jobBody, req.Progress)
 	if runErr == nil {
-		m.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
+		b.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
+		return out, delivery, res, nil
 	}
 	var se *StatusError
-	if errors.As(runErr, &se) {
-		m.dropQuote(s.Peer.ID, req.Capability)
+	switch {
+	case errors.As(runErr, &se):
+		b.dropQuote(s.Peer.ID, req.Capability)
 		// Refused before it started: refund, and let Hire try the next seller.
-		r, err := m.refund(res, "seller refused the job: "+se.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, se))
+		r, err := b.refund(res, "seller refused the job: "+se.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, se))
 		if err == nil || errors.Is(err, ErrJobFailed) {
-			return r, fmt.Errorf("%w: %v", errTryNext, se)
+			return nil, nil, r, fmt.Errorf("%w: %v", errTryNext, se)
 		}
-		return r, err
+		return nil, nil, r, err
+	case errors.Is(context.Cause(ctx), ErrCancelled):
+		res, err = b.refund(res, ErrCancelled.Error(), nil, ErrCancelled)
+	case errors.Is(runErr, ErrTimedOut):
+		res, err = b.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w of %s: the seller was still working; the hold was refunded; raise --timeout", ErrTimedOut, req.Timeout))
+	default:
+		res, err = b.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
 	}
-	if runErr != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
-		r, err := m.refund(res, ErrCancelled.Error(), nil, ErrCancelled)
-		return r, err
-	}
-	if errors.Is(runErr, ErrTimedOut) {
-		return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w of %s: the seller was still working; the hold was refunded; raise --timeout", ErrTimedOut, req.Timeout))
-	}
-	if runErr != nil {
-		return m.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
-	}
-	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
-	return m.verifyAndSettle(ctx, res, spec, out, delivery)
+	return nil, nil, res, err
 }
 
 // postJob POSTs the job and returns its event stream. A seller that is
 // busy (429 or 503 with Retry-After) has not accepted the lock yet, so the
 // same signed lock is sent again after the wait, while ctx allows.
-func (m *Market) postJob(ctx context.Context, seller peer.AddrInfo, body []byte) (*http.Response, error) {
+func (b *Buyer) postJob(ctx context.Context, seller peer.AddrInfo, body []byte) (*http.Response, error) {
 	for {
-		resp, err := m.client.stream(ctx, seller, "/jobs", body)
+		resp, err := b.client.stream(ctx, seller, "/jobs", body)
 		wait, busy := retryable(err)
 		if !busy {
 			return resp, err
 		}
-		m.log.Debug("seller busy; retrying the job", "remote_peer", seller.ID, "after", wait)
+		b.log.Debug("seller busy; retrying the job", "remote_peer", seller.ID, "after", wait)
 		select {
 		case <-ctx.Done():
 			return nil, err
@@ -536,34 +630,34 @@ func (m *Market) postJob(ctx context.Context, seller peer.AddrInfo, body []byte)
 // runJob posts the job and follows its event stream. If the stream breaks
 // before a result, it asks the seller for the job's status until the lock's
 // deadline. It returns the output and the signed delivery, or why not.
-func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
+func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
 	jctx, cancel := context.WithDeadline(ctx, lock.Deadline.Add(deadlineSlack))
 	defer cancel()
-	resp, err := m.postJob(jctx, seller, body)
+	resp, err := b.postJob(jctx, seller, body)
 	if err != nil {
 		var se *StatusError
 		if errors.As(err, &se) {
 			return nil, nil, err
 		}
-		return m.pollJob(ctx, seller, lock, false)
+		return b.pollJob(ctx, seller, lock, false)
 	}
 	defer resp.Body.Close()
 	// A stream read does not watch the context by itself: close the body
 	// when the hire is cancelled or its deadline passes.
 	stopWatch := context.AfterFunc(jctx, func() { resp.Body.Close() })
 	defer stopWatch()
-	r := m.eventReader(resp.Body)
-	defer m.putEventReader(r)
+	r := b.eventReader(resp.Body)
+	defer b.putEventReader(r)
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
-			m.log.Debug("job stream broke", "job", lock.JobID, "err", err)
+			b.log.Debug("job stream broke", "job", lock.JobID, "err", err)
 			if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
 				return nil, nil, ErrCancelled
 			}
 			// The seller accepted the job and streamed its progress: if the
 			// deadline ends it now, the seller was still working.
-			return m.pollJob(ctx, seller, lock, true)
+			return b.pollJob(ctx, seller, lock, true)
 		}
 		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
@@ -598,8 +692,8 @@ func (m *Market) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.
 const eventBufferSize = 64 << 10
 
 // eventReader returns a pooled reader of body.
-func (m *Market) eventReader(body io.Reader) *bufio.Reader {
-	if r, ok := m.eventReaders.Get().(*bufio.Reader); ok {
+func (b *Buyer) eventReader(body io.Reader) *bufio.Reader {
+	if r, ok := b.eventReaders.Get().(*bufio.Reader); ok {
 		r.Reset(body)
 		return r
 	}
@@ -608,15 +702,15 @@ func (m *Market) eventReader(body io.Reader) *bufio.Reader {
 
 // putEventReader returns r to the pool; what was read through it must not
 // be used after (readLine copies every line out of the buffer).
-func (m *Market) putEventReader(r *bufio.Reader) {
+func (b *Buyer) putEventReader(r *bufio.Reader) {
 	r.Reset(nil)
-	m.eventReaders.Put(r)
+	b.eventReaders.Put(r)
 }
 
 // pollJob asks the seller for a job's result until the lock's deadline. A
 // seller that cannot be reached is looked up again (peer routing): it may
 // have restarted on other addresses.
-func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, working bool) (json.RawMessage, *escrow.Delivery, error) {
+func (b *Buyer) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, working bool) (json.RawMessage, *escrow.Delivery, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	failures := 0
@@ -629,7 +723,7 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 	for {
 		pctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		var st JobStatus
-		_, _, err := m.client.do(pctx, seller, http.MethodGet, "/jobs/"+lock.JobID, nil, maxEventLine, &st)
+		_, _, err := b.client.do(pctx, seller, http.MethodGet, "/jobs/"+lock.JobID, nil, maxEventLine, &st)
 		cancel()
 		if err == nil {
 			failures = 0
@@ -648,9 +742,9 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 			working = st.Status == StatusRunning
 		} else if failures++; failures%3 == 0 {
 			working = false
-			seller = m.resolve(ctx, seller)
+			seller = b.resolve(ctx, seller)
 		}
-		if !m.cfg.now().Before(lock.Deadline) {
+		if !b.cfg.now().Before(lock.Deadline) {
 			return nil, nil, silent()
 		}
 		select {
@@ -664,7 +758,7 @@ func (m *Market) pollJob(ctx context.Context, seller peer.AddrInfo, lock *escrow
 // resolve looks a peer's addresses up again in the DHT, for a peer that
 // stopped answering at the addresses this node knows. It returns ai
 // unchanged if the lookup finds nothing new.
-func (m *Market) resolve(ctx context.Context, ai peer.AddrInfo) peer.AddrInfo {
+func (m *shared) resolve(ctx context.Context, ai peer.AddrInfo) peer.AddrInfo {
 	if m.routing == nil || m.routing.DHT() == nil {
 		return ai
 	}
@@ -679,7 +773,7 @@ func (m *Market) resolve(ctx context.Context, ai peer.AddrInfo) peer.AddrInfo {
 }
 
 // addrsOf is what this node knows of a peer's addresses.
-func (m *Market) addrsOf(id peer.ID) peer.AddrInfo {
+func (m *shared) addrsOf(id peer.ID) peer.AddrInfo {
 	return peer.AddrInfo{ID: id, Addrs: m.host.Peerstore().Addrs(id)}
 }
 
@@ -694,36 +788,36 @@ type verifySpec struct {
 
 // verifyAndSettle records the delivery with its output, checks the output,
 // then releases or refunds.
-func (m *Market) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
 	// The output is here: from now on the hire's own deadline must not cut
 	// verification or settlement short, or a good job would wait for the
 	// window's auto-release.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
 	defer cancel()
 	if d.OutputHash != escrow.HashHex(out) || d.JobID != res.JobID {
-		return m.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
+		return b.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
 	}
-	if err := m.escrow.RecordDelivery(ctx, d, out); err != nil {
+	if err := b.escrow.RecordDelivery(ctx, d, out); err != nil {
 		if errors.Is(err, escrow.ErrAlreadySettled) {
 			// A timer (the deadline) settled the job first.
-			return m.settledResult(ctx, res)
+			return b.settledResult(ctx, res)
 		}
 		if errors.Is(err, escrow.ErrPastDeadline) {
 			// The deadline passed before its timer refunded: the same
 			// outcome, not a failed verification.
-			return m.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed))
+			return b.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed))
 		}
-		return m.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
+		return b.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
 	}
 	failpoint.Inject("buyer/after-record-delivery")
 	res.Output, res.State = out, escrow.StateDelivered
-	return m.decide(ctx, res, spec, out)
+	return b.decide(ctx, res, spec, out)
 }
 
 // decide verifies a recorded delivery's output and settles: refund if it
 // fails, release if it passes a standard verifier, and accept (the hold
 // waits for the window) if it passes a seller's schema.
-func (m *Market) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage) (HireResult, error) {
+func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage) (HireResult, error) {
 	var (
 		rep verify.Report
 		err error
@@ -738,7 +832,7 @@ func (m *Market) decide(ctx context.Context, res HireResult, spec verifySpec, ou
 	}
 	res.Report = rep
 	passed := err == nil && rep.Passed
-	m.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
+	b.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
 		r.Passed, r.Checks, r.UpdatedAt = &passed, rep.Checks, time.Now().UTC()
 		r.Status = StatusVerified
 		if !passed {
@@ -752,29 +846,29 @@ func (m *Market) decide(ctx context.Context, res HireResult, spec verifySpec, ou
 				failed = append(failed, c.Name)
 			}
 		}
-		return m.refund(res, "verification failed", failed, ErrVerificationFailed)
+		return b.refund(res, "verification failed", failed, ErrVerificationFailed)
 	}
 	if !spec.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
-		if err := m.escrow.Accept(ctx, res.JobID); err != nil {
+		if err := b.escrow.Accept(ctx, res.JobID); err != nil {
 			return res, fmt.Errorf("accept job %s: %w", res.JobID, err)
 		}
 		return res, nil
 	}
-	st, err := m.escrow.Release(ctx, res.JobID)
+	st, err := b.escrow.Release(ctx, res.JobID)
 	failpoint.Inject("buyer/after-decision")
 	if err != nil {
 		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
 	}
 	res.State = escrow.StateReleased
-	m.sendSettleAsync(m.addrsOf(res.Seller), st)
+	b.settle(b.addrsOf(res.Seller), st)
 	return res, nil
 }
 
 // settledResult reports a hire whose escrow a timer settled first.
-func (m *Market) settledResult(ctx context.Context, res HireResult) (HireResult, error) {
-	er, err := m.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
+func (b *Buyer) settledResult(ctx context.Context, res HireResult) (HireResult, error) {
+	er, err := b.escrow.GetRole(ctx, res.JobID, escrow.RoleBuyer)
 	if err != nil {
 		return res, fmt.Errorf("read job %s: %w", res.JobID, err)
 	}
@@ -786,9 +880,9 @@ func (m *Market) settledResult(ctx context.Context, res HireResult) (HireResult,
 }
 
 // refund returns the hold, tells the seller, and returns res with outcome.
-func (m *Market) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
+func (b *Buyer) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
 	ctx := context.Background()
-	st, err := m.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed)
+	st, err := b.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed)
 	failpoint.Inject("buyer/after-decision")
 	if err != nil {
 		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
@@ -797,52 +891,26 @@ func (m *Market) refund(res HireResult, reason string, failed []string, outcome 
 	if st != nil && st.Reason != "" {
 		res.Reason = st.Reason // a timer (the deadline) refunded it first
 	}
-	m.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
+	b.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
 		if r.Status == StatusRunning {
 			r.Status = StatusFailed
 		}
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
 	})
-	m.sendSettleAsync(m.addrsOf(res.Seller), st)
+	b.settle(b.addrsOf(res.Seller), st)
 	return res, outcome
 }
 
-// sendSettleAsync sends a settle in the background: the buyer's decision is
-// already durable in its escrow, and the outbox retries what fails, so the
-// hire need not wait for the seller's acknowledgement.
-func (m *Market) sendSettleAsync(seller peer.AddrInfo, st *escrow.Settle) {
-	m.wg.Add(1)
+// settle is a hire's settle step: the buyer's decision, already durable
+// in its escrow, goes to the seller through the outbox (sendSettle), its
+// first try in the background, so the hire need not wait for the seller's
+// acknowledgement.
+func (b *Buyer) settle(seller peer.AddrInfo, st *escrow.Settle) {
+	b.wg.Add(1)
 	go func() {
-		defer m.wg.Done()
-		m.sendSettle(m.ctx, seller, st)
+		defer b.wg.Done()
+		b.sendSettle(b.ctx, seller, st)
 	}()
-}
-
-// sendSettle sends the buyer's decision to the seller a few times; if it
-// does not get through, the outbox loop keeps trying.
-func (m *Market) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) {
-	body, err := json.Marshal(st)
-	if err != nil {
-		return
-	}
-	for attempt := range settleAttempts {
-		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		_, _, err = m.client.do(sctx, seller, http.MethodPost, "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
-		cancel()
-		if settleDelivered(err) {
-			m.settleAcked(st.JobID)
-			return
-		}
-		if attempt+1 < settleAttempts {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
-			}
-		}
-	}
-	m.log.Debug("settle not delivered yet; the outbox retries", "job", st.JobID, "err", err)
-	m.queueSettle(st.JobID, seller.ID)
 }
 
 // settleDelivered: the seller has the settle (2xx), or has settled the job
@@ -877,26 +945,26 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 // RefundDelivered refunds a job this node bought whose output was delivered
 // but not yet released: the buyer's way out of an auto-release for
 // capabilities without a standard verifier.
-func (m *Market) RefundDelivered(ctx context.Context, jobID, reason string) (escrow.Record, error) {
-	rec, err := m.jobs.get(RoleBuyer, jobID)
+func (b *Buyer) RefundDelivered(ctx context.Context, jobID, reason string) (escrow.Record, error) {
+	rec, err := b.jobs.get(RoleBuyer, jobID)
 	if err != nil {
 		return escrow.Record{}, err
 	}
-	st, err := m.escrow.Refund(ctx, jobID, truncateText(reason, 400), nil)
+	st, err := b.escrow.Refund(ctx, jobID, truncateText(reason, 400), nil)
 	if err != nil {
 		return escrow.Record{}, err
 	}
-	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
-	m.sendSettle(ctx, m.addrsOf(rec.Seller), st)
-	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+	b.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Error, r.UpdatedAt = reason, time.Now().UTC() })
+	b.sendSettle(ctx, b.addrsOf(rec.Seller), st)
+	return b.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }
 
-func (m *Market) logJobWrite(err error) { m.log.Warn("record job", "err", err) }
+func (m *shared) logJobWrite(err error) { m.log.Warn("record job", "err", err) }
 
 // updateJob changes a job record. The escrow holds the money and the
 // evidence; a job record that cannot be written is logged, and the
 // start-up reconciliation mends it from the escrow.
-func (m *Market) updateJob(role, jobID string, fn func(*JobRecord)) {
+func (m *shared) updateJob(role, jobID string, fn func(*JobRecord)) {
 	if err := m.jobs.update(role, jobID, fn); err != nil {
 		m.log.Warn("update job record", "job", jobID, "role", role, "err", err)
 	}
@@ -912,35 +980,35 @@ func quoteKey(seller peer.ID, capID string) string { return seller.String() + "/
 
 // cachedQuote returns a kept quote of seller for capID that is still valid
 // for long enough.
-func (m *Market) cachedQuote(seller peer.ID, capID string) (SignedQuote, bool) {
-	m.quoteMu.Lock()
-	defer m.quoteMu.Unlock()
-	q, ok := m.quotes[quoteKey(seller, capID)]
+func (b *Buyer) cachedQuote(seller peer.ID, capID string) (SignedQuote, bool) {
+	b.quoteMu.Lock()
+	defer b.quoteMu.Unlock()
+	q, ok := b.quotes[quoteKey(seller, capID)]
 	if !ok {
 		return SignedQuote{}, false
 	}
 	exp, err := q.Quote.Expires()
-	if err != nil || exp.Sub(m.cfg.now()) < quoteReuseMargin {
-		delete(m.quotes, quoteKey(seller, capID))
+	if err != nil || exp.Sub(b.cfg.now()) < quoteReuseMargin {
+		delete(b.quotes, quoteKey(seller, capID))
 		return SignedQuote{}, false
 	}
 	return q, true
 }
 
-func (m *Market) keepQuote(q SignedQuote) {
-	m.quoteMu.Lock()
-	m.quotes[quoteKey(q.Quote.Seller, q.Quote.Capability)] = q
-	m.quoteMu.Unlock()
+func (b *Buyer) keepQuote(q SignedQuote) {
+	b.quoteMu.Lock()
+	b.quotes[quoteKey(q.Quote.Seller, q.Quote.Capability)] = q
+	b.quoteMu.Unlock()
 }
 
-func (m *Market) dropQuote(seller peer.ID, capID string) {
-	m.quoteMu.Lock()
-	delete(m.quotes, quoteKey(seller, capID))
-	m.quoteMu.Unlock()
+func (b *Buyer) dropQuote(seller peer.ID, capID string) {
+	b.quoteMu.Lock()
+	delete(b.quotes, quoteKey(seller, capID))
+	b.quoteMu.Unlock()
 }
 
 // noSeller explains an empty candidate list and what to do about it.
-func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error {
+func (b *Buyer) noSeller(req HireRequest, found []Seller, routed Routed) error {
 	overPrice := len(found) > 0
 	for _, s := range found {
 		overPrice = overPrice && int64(s.Listing.Listing.Price) > req.MaxPrice
@@ -950,12 +1018,12 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 			ErrNoSeller, req.Capability, routed.Policy.Match, len(found), routed.Candidates[0].Reason)
 	}
 	if len(found) == 0 {
-		if m.routing.RoutingTableSize() == 0 {
+		if b.routing.RoutingTableSize() == 0 {
 			return fmt.Errorf("%w of %s: this node has no DHT peers on network %s yet; check 'swarmwage peers' and the bootstrap peers ('daemon --bootstrap')",
-				ErrNoSeller, req.Capability, m.routing.Network())
+				ErrNoSeller, req.Capability, b.routing.Network())
 		}
 		return fmt.Errorf("%w of %s found on network %s; 'swarmwage find %s' searches again, and a seller must run on the same network",
-			ErrNoSeller, req.Capability, m.routing.Network(), req.Capability)
+			ErrNoSeller, req.Capability, b.routing.Network(), req.Capability)
 	}
 	cheapest := found[0].Listing.Listing.Price
 	for _, s := range found {
@@ -978,8 +1046,8 @@ func (m *Market) noSeller(req HireRequest, found []Seller, routed Routed) error 
 // hire is cancelled through its context instead (ErrCancelled). A
 // delivered job fails with escrow.ErrBadState: it is being verified and
 // settles by itself.
-func (m *Market) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
-	er, err := m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+func (b *Buyer) CancelJob(ctx context.Context, jobID string) (escrow.Record, error) {
+	er, err := b.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 	if err != nil {
 		return escrow.Record{}, err
 	}
@@ -990,8 +1058,8 @@ func (m *Market) CancelJob(ctx context.Context, jobID string) (escrow.Record, er
 		return er, nil
 	}
 	res := HireResult{JobID: jobID, Seller: er.Seller, Capability: er.Capability, Price: Credits(er.Amount)}
-	if _, err := m.refund(res, ErrCancelled.Error(), nil, nil); err != nil {
+	if _, err := b.refund(res, ErrCancelled.Error(), nil, nil); err != nil {
 		return er, err
 	}
-	return m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+	return b.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }

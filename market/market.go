@@ -1,7 +1,18 @@
-// Package market owns the swarmwage agent market of one node: the seller's
-// signed listings and its agent endpoint (HTTP over libp2p streams), and the
-// buyer's side: finding sellers, checking their signed listings, and (in
-// job.go and hire.go) quotes, jobs and settlement.
+// Package market owns the swarmwage agent market of one node, as two units
+// over shared parts (the host and key, the DHT, the escrow, the offer
+// store, the job records, the agent client):
+//
+//   - the Buyer (buyer.go), the node's one hire service: Hire runs resolve,
+//     route (policy, QoS, reputation), quote, lock, run, verify, settle and
+//     receipt, each a function (hire.go), and sends every settle through
+//     one retry policy, the outbox (outbox.go); it finds sellers and checks
+//     their signed listings (find.go, routing.go);
+//   - the seller (seller.go): its signed listings and its agent endpoint
+//     (HTTP over libp2p streams), where it serves quotes, accepts a lock,
+//     runs the job's handler, delivers, and claims its money.
+//
+// Market composes them; Timers (timers.go) carries the escrow's timer
+// callbacks to it, since the escrow is built before the market.
 //
 // The agent endpoint is HTTP/1.1 over libp2p streams of go-libp2p's p2p/http
 // protocol ("/http/1.1"), named AgentProtocolID in its well-known map and
@@ -90,51 +101,45 @@ const (
 // ErrClosed is returned by calls on a closed Market.
 var ErrClosed = errors.New("market closed")
 
-// Market is one node's market: its agent endpoint (seller side) and its
-// buyer side. It is safe for concurrent use.
-type Market struct {
-	cfg      config
-	host     host.Host
-	key      crypto.PrivKey
-	routing  *dht.Routing
-	escrow   *escrow.Escrow
-	store    *Store
-	jobs     *jobs
-	latency  *latencies
-	misquote *misquotes
-	reps     *reputations
-	handlers *handlers
-	client   *agentClient
-	server   *server
-	log      *slog.Logger
-
-	outboxKick chan struct{}
-	// decided holds the timer decisions whose job records decidedLoop has
-	// yet to update.
-	decidedMu   sync.Mutex
-	decided     []escrow.Record
-	decidedKick chan struct{}
-	outboxMu    sync.Mutex
-	unsent      map[string]*outboxEntry // bought jobs whose settle the seller has not acknowledged
-
-	findMu    sync.Mutex
-	findCache map[string]cachedFind
-
-	quoteMu sync.Mutex
-	quotes  map[string]SignedQuote // kept quotes, by seller and capability
+// shared is what the buyer's and the seller's side of a market both use:
+// the host and key, the DHT, the escrow, the offer store, the job
+// records, the agent client and the market's lifecycle. Market builds it
+// once and hands the same one to both sides.
+type shared struct {
+	cfg     config
+	host    host.Host
+	key     crypto.PrivKey
+	routing *dht.Routing
+	escrow  *escrow.Escrow
+	store   *Store
+	jobs    *jobs
+	client  *agentClient
+	log     *slog.Logger
 
 	untaggedMu sync.Mutex
 	untagged   map[string]bool // kinds and signers of untagged messages logged
 
-	// quoteSigs holds the quotes whose signature checked out, so that a
-	// quote a buyer reuses for many jobs costs one Ed25519 verification.
-	quoteSigs *lru.Cache[SignedQuote, struct{}]
-	// eventReaders pools the readers of job event streams (eventReader).
-	eventReaders sync.Pool
-
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+}
+
+// Market is one node's market, the composition of its two sides over the
+// shared parts: the Buyer (buyer.go: the hire pipeline, its settle outbox,
+// routing history and find cache) and the seller (seller.go: the agent
+// endpoint's quotes, jobs, settles and receipts, with its handlers). The
+// Buyer's methods are the Market's too. It is safe for concurrent use.
+type Market struct {
+	*shared
+	*Buyer
+	*seller
+	server *server
+
+	// decided holds the timer decisions whose job records decidedLoop has
+	// yet to update (outbox.go).
+	decidedMu   sync.Mutex
+	decided     []escrow.Record
+	decidedKick chan struct{}
 
 	closeOnce sync.Once
 }
@@ -170,40 +175,39 @@ func New(h host.Host, db *badger.DB, key crypto.PrivKey, routing *dht.Routing, e
 		return nil, fmt.Errorf("market: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Market{
-		cfg:         cfg,
-		host:        h,
-		key:         key,
-		routing:     routing,
-		escrow:      esc,
-		store:       store,
-		jobs:        &jobs{db: kdb, onChange: cfg.onJob},
-		latency:     newLatencies(kdb),
-		quoteSigs:   quoteSigs,
-		misquote:    &misquotes{db: kdb, m: make(map[peer.ID]storedMisquote)},
-		reps:        &reputations{m: make(map[peer.ID]cachedReputation)},
-		handlers:    &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners},
-		client:      &agentClient{host: h, holePunchWait: HolePunchWait},
-		log:         cfg.logger,
-		ctx:         ctx,
-		cancel:      cancel,
-		outboxKick:  make(chan struct{}, 1),
-		decidedKick: make(chan struct{}, 1),
-		unsent:      make(map[string]*outboxEntry),
-		findCache:   make(map[string]cachedFind),
-		quotes:      make(map[string]SignedQuote),
-		untagged:    make(map[string]bool),
+	sh := &shared{
+		cfg:      cfg,
+		host:     h,
+		key:      key,
+		routing:  routing,
+		escrow:   esc,
+		store:    store,
+		jobs:     &jobs{db: kdb, onChange: cfg.onJob},
+		client:   &agentClient{host: h, holePunchWait: HolePunchWait},
+		log:      cfg.logger,
+		ctx:      ctx,
+		cancel:   cancel,
+		untagged: make(map[string]bool),
 	}
-	m.client.untagged = m.noteUntagged
+	sh.client.untagged = sh.noteUntagged
+	m := &Market{
+		shared:      sh,
+		Buyer:       newBuyer(sh),
+		decidedKick: make(chan struct{}, 1),
+	}
+	m.seller = newSeller(sh, &handlers{builtin: cfg.builtin, http: cfg.httpClient, runners: cfg.runners}, quoteSigs)
 	m.server = newServer(store, h.ID(), cfg)
-	newSeller(m).register(m.server.mux)
+	m.seller.register(m.server.mux)
+	if cfg.timers != nil {
+		cfg.timers.register(m)
+	}
 	return m, nil
 }
 
 // noteUntagged logs, once per kind and signer, a message accepted without
 // a type tag: signed by a release from before tags, accepted until
 // canon.UntaggedUntil.
-func (m *Market) noteUntagged(kind string, signer peer.ID) {
+func (m *shared) noteUntagged(kind string, signer peer.ID) {
 	k := kind + " " + signer.String()
 	m.untaggedMu.Lock()
 	seen := m.untagged[k]

@@ -83,6 +83,9 @@ type config struct {
 	runners map[string]Runner
 	// onJob is called after each job record write (OnJob).
 	onJob func(r JobRecord, created bool)
+	// timers receives the escrow's timer callbacks for this market
+	// (WithTimers).
+	timers *Timers
 }
 
 func defaultConfig() config {

@@ -29,51 +29,70 @@ type outboxEntry struct {
 	next     time.Time // not before
 }
 
-func (m *Market) kickOutbox() {
+func (b *Buyer) kickOutbox() {
 	select {
-	case m.outboxKick <- struct{}{}:
+	case b.outboxKick <- struct{}{}:
 	default:
 	}
 }
 
-func (m *Market) outboxLoop() {
-	defer m.wg.Done()
-	t := time.NewTicker(m.cfg.outboxInterval)
+func (b *Buyer) outboxLoop() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.cfg.outboxInterval)
 	defer t.Stop()
-	m.flushOutbox(m.ctx) // what a restart found pending goes out at once
+	b.flushOutbox(b.ctx) // what a restart found pending goes out at once
 	for {
 		select {
-		case <-m.ctx.Done():
+		case <-b.ctx.Done():
 			return
 		case <-t.C:
-		case <-m.outboxKick:
+		case <-b.outboxKick:
 		}
-		m.flushOutbox(m.ctx)
+		b.flushOutbox(b.ctx)
+	}
+}
+
+// sendSettle is the one way a settle goes out: it is queued in the outbox
+// (due after one outbox interval) and its first try is sent at once; if
+// the seller does not acknowledge it, the outbox's backoff retries it.
+// The job record's settle_sent stays false until the seller acknowledges,
+// so a restart queues it again (loadOutbox).
+func (b *Buyer) sendSettle(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) {
+	if st == nil {
+		return
+	}
+	b.outboxMu.Lock()
+	if _, ok := b.unsent[st.JobID]; !ok {
+		b.unsent[st.JobID] = &outboxEntry{seller: seller.ID, next: time.Now().Add(b.cfg.outboxInterval)}
+	}
+	b.outboxMu.Unlock()
+	if !b.sendSettleOnce(ctx, seller, st) {
+		b.backOff(st.JobID)
 	}
 }
 
 // queueSettle remembers that jobID's settle has not reached seller yet.
-func (m *Market) queueSettle(jobID string, seller peer.ID) {
-	m.outboxMu.Lock()
-	if _, ok := m.unsent[jobID]; !ok {
-		m.unsent[jobID] = &outboxEntry{seller: seller}
+func (b *Buyer) queueSettle(jobID string, seller peer.ID) {
+	b.outboxMu.Lock()
+	if _, ok := b.unsent[jobID]; !ok {
+		b.unsent[jobID] = &outboxEntry{seller: seller}
 	}
-	m.outboxMu.Unlock()
-	m.kickOutbox()
+	b.outboxMu.Unlock()
+	b.kickOutbox()
 }
 
 // loadOutbox queues every bought job whose settle the seller has not
 // acknowledged, after a restart.
-func (m *Market) loadOutbox() {
-	unsent, err := unsentSettles(m.jobs.db)
+func (b *Buyer) loadOutbox() {
+	unsent, err := unsentSettles(b.jobs.db)
 	if err != nil {
-		m.log.Warn("load settle outbox", "err", err)
+		b.log.Warn("load settle outbox", "err", err)
 		return
 	}
-	m.outboxMu.Lock()
-	defer m.outboxMu.Unlock()
+	b.outboxMu.Lock()
+	defer b.outboxMu.Unlock()
 	for jobID, seller := range unsent {
-		m.unsent[jobID] = &outboxEntry{seller: seller}
+		b.unsent[jobID] = &outboxEntry{seller: seller}
 	}
 }
 
@@ -122,7 +141,7 @@ func (m *Market) decidedLoop() {
 
 // followEscrow sets the status of r's job record from r, if the record
 // still says running.
-func (m *Market) followEscrow(r escrow.Record) {
+func (m *shared) followEscrow(r escrow.Record) {
 	status := statusOf(r)
 	err := m.jobs.update(string(r.Role), r.JobID, func(j *JobRecord) {
 		if j.Status == StatusRunning {
@@ -138,74 +157,74 @@ func (m *Market) followEscrow(r escrow.Record) {
 }
 
 // flushOutbox sends the settle of every queued job that is final and due.
-func (m *Market) flushOutbox(ctx context.Context) {
+func (b *Buyer) flushOutbox(ctx context.Context) {
 	now := time.Now()
-	m.outboxMu.Lock()
+	b.outboxMu.Lock()
 	due := make(map[string]peer.ID)
-	for id, e := range m.unsent {
+	for id, e := range b.unsent {
 		if !e.next.After(now) {
 			due[id] = e.seller
 		}
 	}
-	m.outboxMu.Unlock()
+	b.outboxMu.Unlock()
 	for jobID, seller := range due {
 		if ctx.Err() != nil {
 			return
 		}
-		er, err := m.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
+		er, err := b.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 		if errors.Is(err, escrow.ErrNotFound) {
-			m.settleAcked(jobID)
+			b.settleAcked(jobID)
 			continue
 		}
 		if err != nil || !er.State.Final() || er.Settle == nil {
-			m.backOff(jobID) // not decided yet: the timers will
+			b.backOff(jobID) // not decided yet: the timers will
 			continue
 		}
-		if !m.sendSettleOnce(ctx, m.addrsOf(seller), er.Settle) {
-			m.backOff(jobID)
+		if !b.sendSettleOnce(ctx, b.addrsOf(seller), er.Settle) {
+			b.backOff(jobID)
 		}
 	}
 }
 
 // backOff doubles the wait before jobID's settle is tried again.
-func (m *Market) backOff(jobID string) {
-	m.outboxMu.Lock()
-	defer m.outboxMu.Unlock()
-	e, ok := m.unsent[jobID]
+func (b *Buyer) backOff(jobID string) {
+	b.outboxMu.Lock()
+	defer b.outboxMu.Unlock()
+	e, ok := b.unsent[jobID]
 	if !ok {
 		return
 	}
-	wait := m.cfg.outboxInterval << min(e.attempts, 16)
+	wait := b.cfg.outboxInterval << min(e.attempts, 16)
 	e.attempts++
 	e.next = time.Now().Add(min(wait, maxOutboxBackoff))
 }
 
 // settleAcked records that the seller has jobID's settle.
-func (m *Market) settleAcked(jobID string) {
-	m.outboxMu.Lock()
-	delete(m.unsent, jobID)
-	m.outboxMu.Unlock()
-	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
+func (b *Buyer) settleAcked(jobID string) {
+	b.outboxMu.Lock()
+	delete(b.unsent, jobID)
+	b.outboxMu.Unlock()
+	b.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
 }
 
 // sendSettleOnce sends one settle and reports whether the seller has it.
 // A seller that does not answer is looked up again, for the next try.
-func (m *Market) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) bool {
+func (b *Buyer) sendSettleOnce(ctx context.Context, seller peer.AddrInfo, st *escrow.Settle) bool {
 	body, err := st.MarshalJSON()
 	if err != nil {
 		return false
 	}
 	sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	_, _, err = m.client.do(sctx, seller, "POST", "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
+	_, _, err = b.client.do(sctx, seller, "POST", "/jobs/"+st.JobID+"/settle", bytes.NewReader(body), maxListingSize, nil)
 	if settleDelivered(err) {
-		m.settleAcked(st.JobID)
+		b.settleAcked(st.JobID)
 		return true
 	}
 	var se *StatusError
 	if !errors.As(err, &se) {
-		m.resolve(ctx, seller) // refreshes the peerstore for the next try
+		b.resolve(ctx, seller) // refreshes the peerstore for the next try
 	}
-	m.log.Debug("settle not delivered yet", "job", st.JobID, "remote_peer", seller.ID, "err", err)
+	b.log.Debug("settle not delivered yet", "job", st.JobID, "remote_peer", seller.ID, "err", err)
 	return false
 }

@@ -79,8 +79,8 @@ func (s *seller) handleReceipts(w http.ResponseWriter, r *http.Request) {
 			*t.dst = at
 		}
 	}
-	f.Payloads = s.m.cfg.publishPayloads && q.Get("payloads") == "1"
-	rs, next, err := s.m.escrow.Receipts(r.Context(), f)
+	f.Payloads = s.cfg.publishPayloads && q.Get("payloads") == "1"
+	rs, next, err := s.escrow.Receipts(r.Context(), f)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "cannot read receipts")
 		return
@@ -88,7 +88,7 @@ func (s *seller) handleReceipts(w http.ResponseWriter, r *http.Request) {
 	if rs == nil {
 		rs = []escrow.Receipt{}
 	}
-	writeJSON(w, http.StatusOK, ReceiptsResponse{Seller: s.m.host.ID(), Receipts: rs, Next: next})
+	writeJSON(w, http.StatusOK, ReceiptsResponse{Seller: s.host.ID(), Receipts: rs, Next: next})
 }
 
 // reputations caches sellers' scores.
@@ -111,7 +111,7 @@ func (c cachedReputation) ttl() time.Duration {
 
 // reputationOf checks a sample of seller's receipts and scores it; nil if
 // the seller could not be asked (an older seller, or a slow one).
-func (m *Market) reputationOf(ctx context.Context, seller peer.AddrInfo) *reputation.Summary {
+func (m *Buyer) reputationOf(ctx context.Context, seller peer.AddrInfo) *reputation.Summary {
 	m.reps.mu.Lock()
 	c, ok := m.reps.m[seller.ID]
 	m.reps.mu.Unlock()
@@ -148,7 +148,7 @@ func (m *Market) reputationOf(ctx context.Context, seller peer.AddrInfo) *reputa
 
 // knows reports whether this node has traded with p: bought from it or
 // sold to it. Such buyers' receipts count fully in another seller's score.
-func (m *Market) knows(p peer.ID) bool {
+func (m *shared) knows(p peer.ID) bool {
 	if p == m.host.ID() {
 		return true
 	}
@@ -162,7 +162,7 @@ func (m *Market) knows(p peer.ID) bool {
 }
 
 // rememberCounterparty records that this node traded with p.
-func (m *Market) rememberCounterparty(p peer.ID) {
+func (m *shared) rememberCounterparty(p peer.ID) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -185,7 +185,7 @@ func (m *Market) rememberCounterparty(p peer.ID) {
 // input itself. If the capability's verifier accepts it, the refund is
 // shown false: the buyer is remembered, and with [market]
 // refuse_false_refunders its quotes are refused from then on.
-func (m *Market) checkRefund(ctx context.Context, jobID string) {
+func (m *seller) checkRefund(ctx context.Context, jobID string) {
 	rec, err := m.escrow.GetRole(ctx, jobID, escrow.RoleSeller)
 	if err != nil || rec.State != escrow.StateDisputed {
 		return
@@ -206,7 +206,7 @@ func (m *Market) checkRefund(ctx context.Context, jobID string) {
 }
 
 // falseRefunder returns a job that shows buyer refunded valid output, or "".
-func (m *Market) falseRefunder(buyer peer.ID) string {
+func (m *seller) falseRefunder(buyer peer.ID) string {
 	var job string
 	_ = m.jobs.db.View(func(txn kv.Reader) error {
 		prefix := falseRefundPrefix(buyer)

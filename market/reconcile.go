@@ -59,24 +59,24 @@ func (m *Market) reconcile(ctx context.Context) {
 // Reverify verifies again the stored output of a delivery this node bought
 // and never decided on, and settles it. The escrow's timers call it
 // (escrow.WithUndecided) for such jobs at the end of their window.
-func (m *Market) Reverify(ctx context.Context, r escrow.Record) {
-	if err := m.reverify(ctx, r); err != nil {
-		m.log.Warn("verify undecided delivery again", "job", r.JobID, "err", err)
+func (b *Buyer) Reverify(ctx context.Context, r escrow.Record) {
+	if err := b.reverify(ctx, r); err != nil {
+		b.log.Warn("verify undecided delivery again", "job", r.JobID, "err", err)
 	}
 }
 
-func (m *Market) reverify(ctx context.Context, r escrow.Record) error {
-	spec, err := m.specOf(ctx, r)
+func (b *Buyer) reverify(ctx context.Context, r escrow.Record) error {
+	spec, err := b.specOf(ctx, r)
 	if err != nil {
 		return err
 	}
-	out, err := m.escrow.Payload(ctx, escrow.RoleBuyer, r.JobID, escrow.PayloadOutput)
+	out, err := b.escrow.Payload(ctx, escrow.RoleBuyer, r.JobID, escrow.PayloadOutput)
 	if err != nil {
 		return err
 	}
 	res := HireResult{JobID: r.JobID, Capability: r.Capability, Seller: r.Seller, Price: Credits(r.Amount), State: r.State, Output: out}
-	res, err = m.decide(ctx, res, spec, out)
-	m.log.Info("verified an undecided delivery again", "job", r.JobID, "state", res.State, "outcome", err)
+	res, err = b.decide(ctx, res, spec, out)
+	b.log.Info("verified an undecided delivery again", "job", r.JobID, "state", res.State, "outcome", err)
 	if errors.Is(err, ErrVerificationFailed) {
 		return nil
 	}
@@ -85,8 +85,8 @@ func (m *Market) reverify(ctx context.Context, r escrow.Record) error {
 
 // specOf rebuilds what verifying a bought job needs from the escrow's
 // stored input and the job record.
-func (m *Market) specOf(ctx context.Context, r escrow.Record) (verifySpec, error) {
-	in, err := m.escrow.Payload(ctx, escrow.RoleBuyer, r.JobID, escrow.PayloadInput)
+func (b *Buyer) specOf(ctx context.Context, r escrow.Record) (verifySpec, error) {
+	in, err := b.escrow.Payload(ctx, escrow.RoleBuyer, r.JobID, escrow.PayloadInput)
 	if err != nil {
 		return verifySpec{}, err
 	}
@@ -96,7 +96,7 @@ func (m *Market) specOf(ctx context.Context, r escrow.Record) (verifySpec, error
 	}
 	spec := verifySpec{capability: r.Capability, standard: standard, input: in}
 	if !standard {
-		rec, err := m.jobs.get(RoleBuyer, r.JobID)
+		rec, err := b.jobs.get(RoleBuyer, r.JobID)
 		if err != nil {
 			return verifySpec{}, fmt.Errorf("the seller's output schema: %w", err)
 		}
@@ -107,28 +107,28 @@ func (m *Market) specOf(ctx context.Context, r escrow.Record) (verifySpec, error
 
 // resume follows a bought job whose hire stopped with the node: it asks
 // the seller for the result until the deadline and settles what comes.
-func (m *Market) resume(ctx context.Context, r escrow.Record) {
-	if r.Lock == nil || !m.cfg.now().Before(r.Deadline) {
+func (b *Buyer) resume(ctx context.Context, r escrow.Record) {
+	if r.Lock == nil || !b.cfg.now().Before(r.Deadline) {
 		return // the deadline timer refunds it
 	}
-	spec, err := m.specOf(ctx, r)
+	spec, err := b.specOf(ctx, r)
 	if err != nil {
-		m.log.Warn("resume job", "job", r.JobID, "err", err)
+		b.log.Warn("resume job", "job", r.JobID, "err", err)
 		return
 	}
 	ctx, cancel := context.WithDeadline(ctx, r.Deadline)
 	defer cancel()
-	out, d, err := m.pollJob(ctx, m.addrsOf(r.Seller), r.Lock, false)
+	out, d, err := b.pollJob(ctx, b.addrsOf(r.Seller), r.Lock, false)
 	res := HireResult{JobID: r.JobID, Capability: r.Capability, Seller: r.Seller, Price: Credits(r.Amount), State: r.State}
 	if err != nil {
-		if m.ctx.Err() == nil {
-			_, err = m.refund(res, err.Error(), nil, ErrJobFailed)
-			m.log.Info("resumed job ended", "job", r.JobID, "outcome", err)
+		if b.ctx.Err() == nil {
+			_, err = b.refund(res, err.Error(), nil, ErrJobFailed)
+			b.log.Info("resumed job ended", "job", r.JobID, "outcome", err)
 		}
 		return
 	}
-	res, err = m.verifyAndSettle(ctx, res, spec, out, d)
-	m.log.Info("resumed job settled", "job", r.JobID, "state", res.State, "outcome", err)
+	res, err = b.verifyAndSettle(ctx, res, spec, out, d)
+	b.log.Info("resumed job settled", "job", r.JobID, "state", res.State, "outcome", err)
 }
 
 // mendJobRecords gives every job record still "running" the status its

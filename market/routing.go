@@ -151,45 +151,45 @@ func (l *latencies) write(k string) error {
 // the background, at most once per latencyPersistInterval for each seller
 // and capability (sooner when the market closes): it is routing data, not
 // money, and the hire need not wait for its write.
-func (m *Market) recordLatency(seller peer.ID, capID string, d time.Duration) {
-	k, schedule := m.latency.fold(seller, capID, d)
+func (b *Buyer) recordLatency(seller peer.ID, capID string, d time.Duration) {
+	k, schedule := b.latency.fold(seller, capID, d)
 	if !schedule {
 		return // the write already scheduled stores this job too
 	}
-	m.wg.Add(1)
+	b.wg.Add(1)
 	go func() {
-		defer m.wg.Done()
-		if wait := time.Until(m.latency.due(k)); wait > 0 {
+		defer b.wg.Done()
+		if wait := time.Until(b.latency.due(k)); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
-			case <-m.ctx.Done(): // closing: write now
+			case <-b.ctx.Done(): // closing: write now
 				t.Stop()
 			}
 		}
-		if err := m.latency.write(k); err != nil {
-			m.log.Warn("record latency", "err", err)
+		if err := b.latency.write(k); err != nil {
+			b.log.Warn("record latency", "err", err)
 		}
 	}()
 }
 
 // routeCandidates turns sellers of capID into routing candidates.
-func (m *Market) routeCandidates(sellers []Seller) []route.Candidate {
+func (b *Buyer) routeCandidates(sellers []Seller) []route.Candidate {
 	out := make([]route.Candidate, 0, len(sellers))
 	for _, s := range sellers {
 		c := route.Candidate{
 			Peer: s.Peer.ID, Price: int64(s.Listing.Listing.Price),
 			RTTMS: float64(s.RTT.Microseconds()) / 1000,
 		}
-		c.Rating, _ = m.jobs.rating(s.Peer.ID)
+		c.Rating, _ = b.jobs.rating(s.Peer.ID)
 		if s.Reputation != nil {
 			c.Reputation = s.Reputation.Score
 			c.Backing = s.Reputation.Backing()
 		}
-		if h, ok := m.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
+		if h, ok := b.latency.get(s.Peer.ID, s.Listing.Listing.Capability); ok {
 			c.LatencyMS, c.FromHistory = h.EWMAMS, true
 		}
-		c.Misquotes = m.misquote.get(s.Peer.ID).Count
+		c.Misquotes = b.misquote.get(s.Peer.ID).Count
 		out = append(out, c)
 	}
 	route.Estimate(out)
@@ -209,37 +209,37 @@ type Routed struct {
 // ResolveCapability follows the WCP catalog's tombstones from capID to the
 // capability that serves it now (capID itself without a catalog or a
 // tombstone).
-func (m *Market) ResolveCapability(capID string) (string, error) { return m.resolveCapability(capID) }
+func (b *Buyer) ResolveCapability(capID string) (string, error) { return b.resolveCapability(capID) }
 
 // Tombstone returns capID's catalog entry if the WCP catalog tombstoned it.
-func (m *Market) Tombstone(capID string) (route.CatalogEntry, bool) {
-	e, ok := m.cfg.catalog.Lookup(capID)
+func (b *Buyer) Tombstone(capID string) (route.CatalogEntry, bool) {
+	e, ok := b.cfg.catalog.Lookup(capID)
 	return e, ok && e.Tombstoned()
 }
 
 // resolveCapability follows the WCP catalog's tombstones.
-func (m *Market) resolveCapability(capID string) (string, error) {
-	if m.cfg.catalog == nil {
+func (b *Buyer) resolveCapability(capID string) (string, error) {
+	if b.cfg.catalog == nil {
 		return capID, nil
 	}
-	got, chain, err := m.cfg.catalog.Resolve(capID)
+	got, chain, err := b.cfg.catalog.Resolve(capID)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	if got != capID {
-		m.log.Debug("tombstoned capability routed to its successor", "requested", capID, "chain", chain)
+		b.log.Debug("tombstoned capability routed to its successor", "requested", capID, "chain", chain)
 	}
 	return got, nil
 }
 
 // Explain routes a search of capID as a hire would, without hiring: the
 // answer to "why this seller" and "why nobody".
-func (m *Market) Explain(ctx context.Context, capID string, qos route.QoS, maxPrice int64) (Routed, error) {
-	resolved, err := m.resolveCapability(capID)
+func (b *Buyer) Explain(ctx context.Context, capID string, qos route.QoS, maxPrice int64) (Routed, error) {
+	resolved, err := b.resolveCapability(capID)
 	if err != nil {
 		return Routed{}, err
 	}
-	res, err := m.findCached(ctx, resolved)
+	res, err := b.findCached(ctx, resolved)
 	if err != nil {
 		return Routed{}, err
 	}
@@ -249,12 +249,12 @@ func (m *Market) Explain(ctx context.Context, capID string, qos route.QoS, maxPr
 			sellers = append(sellers, s)
 		}
 	}
-	return m.route(resolved, capID, qos, maxPrice, sellers, true), nil
+	return b.route(resolved, capID, qos, maxPrice, sellers, true), nil
 }
 
 // route ranks sellers of capID for a hire.
-func (m *Market) route(capID, requested string, qos route.QoS, maxPrice int64, sellers []Seller, explain bool) Routed {
-	pol := m.cfg.policies.For(capID)
+func (b *Buyer) route(capID, requested string, qos route.QoS, maxPrice int64, sellers []Seller, explain bool) Routed {
+	pol := b.cfg.policies.For(capID)
 	if qos == "" && pol != nil && pol.QoS != "" {
 		qos = pol.QoS
 	}
@@ -265,7 +265,7 @@ func (m *Market) route(capID, requested string, qos route.QoS, maxPrice int64, s
 	if requested != capID {
 		r.Requested = requested
 	}
-	r.Candidates = route.Rank(m.routeCandidates(sellers), route.Request{
+	r.Candidates = route.Rank(b.routeCandidates(sellers), route.Request{
 		Capability: capID, QoS: qos, MaxPrice: maxPrice, Policy: pol, Explain: explain,
 	})
 	return r

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"golang.org/x/time/rate"
 
@@ -86,9 +87,20 @@ type JobStatus struct {
 	Error    string          `json:"error,omitempty"`
 }
 
-// seller is the seller side of the agent endpoint: quotes, jobs, settles.
+// seller is the seller's side of a market, the unit a buyer's hire meets
+// at the agent endpoint: it serves quotes (handleQuote), accepts a job's
+// lock (checkJob), runs the job's handler (runJob), delivers the output
+// with its signed delivery (finish), and claims the money when the
+// buyer's settle arrives (handleSettle) or its escrow timers release it;
+// it also serves its receipts (receipts.go). It shares the market's parts
+// (shared) with the Buyer and owns its handlers and slots.
 type seller struct {
-	m        *Market
+	*shared
+	handlers *handlers
+	// quoteSigs holds the quotes whose signature checked out, so that a
+	// quote a buyer reuses for many jobs costs one Ed25519 verification.
+	quoteSigs *lru.Cache[SignedQuote, struct{}]
+
 	inflight atomic.Int64
 	slots    chan struct{}
 
@@ -110,13 +122,15 @@ const (
 	maxLimiters = 4096
 )
 
-func newSeller(m *Market) *seller {
+func newSeller(sh *shared, h *handlers, quoteSigs *lru.Cache[SignedQuote, struct{}]) *seller {
 	return &seller{
-		m:        m,
-		slots:    make(chan struct{}, m.cfg.concurrency),
-		perPeer:  make(map[peer.ID]int),
-		limiters: make(map[peer.ID]*rate.Limiter),
-		running:  make(map[string]context.CancelFunc),
+		shared:    sh,
+		handlers:  h,
+		quoteSigs: quoteSigs,
+		slots:     make(chan struct{}, sh.cfg.concurrency),
+		perPeer:   make(map[peer.ID]int),
+		limiters:  make(map[peer.ID]*rate.Limiter),
+		running:   make(map[string]context.CancelFunc),
 	}
 }
 
@@ -138,7 +152,7 @@ func (s *seller) allowQuote(buyer peer.ID) bool {
 // perPeerMax is how many jobs one buyer may have in flight: half of what
 // the node takes at all, so a second buyer always finds room.
 func (s *seller) perPeerMax() int {
-	return max(4, (s.m.cfg.concurrency+s.m.cfg.queue)/2)
+	return max(4, (s.cfg.concurrency+s.cfg.queue)/2)
 }
 
 // acquire counts a job of buyer, or reports that buyer has too many.
@@ -202,9 +216,9 @@ func newQuoteID() string {
 }
 
 func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
-	if err := s.m.cfg.admission(r.Context()); err != nil {
+	if err := s.cfg.admission(r.Context()); err != nil {
 		// The reason stays in this node's log; a buyer learns the class.
-		s.m.log.Debug("quote refused by admission", "err", err)
+		s.log.Debug("quote refused by admission", "err", err)
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusInsufficientStorage, "seller is low on disk space and takes no new jobs; try another seller")
 		return
@@ -217,7 +231,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.allowQuote(buyer) {
-		s.m.log.Debug("quote rate limit", "remote_peer", buyer)
+		s.log.Debug("quote rate limit", "remote_peer", buyer)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusTooManyRequests, "too many quote requests; retry later")
 		return
@@ -232,7 +246,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	o, err := s.m.store.Get(r.Context(), req.Capability)
+	o, err := s.store.Get(r.Context(), req.Capability)
 	if errors.Is(err, ErrNotListed) {
 		writeError(w, http.StatusNotFound, "capability not sold here: "+req.Capability)
 		return
@@ -241,7 +255,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "cannot read listing")
 		return
 	}
-	cfg := s.m.cfg
+	cfg := s.cfg
 	queued := s.inflight.Load()
 	if queued >= int64(cfg.concurrency+cfg.queue) {
 		w.Header().Set("Retry-After", "1")
@@ -254,7 +268,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 		QuoteID:         newQuoteID(),
 		Capability:      req.Capability,
 		Price:           o.Signed.Listing.Price,
-		Seller:          s.m.host.ID(),
+		Seller:          s.host.ID(),
 		Buyer:           buyer,
 		CreatedAt:       now.Format(time.RFC3339Nano),
 		ExpiresAt:       now.Add(cfg.quoteTTL).Format(time.RFC3339Nano),
@@ -268,7 +282,7 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 	if v, ok := failpoint.Value("seller/quote-price"); ok {
 		q.Price = Credits(v) // the fault suite's dishonest seller
 	}
-	signed, err := signQuote(s.m.key, q)
+	signed, err := signQuote(s.key, q)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "cannot sign quote")
 		return
@@ -282,14 +296,14 @@ func (s *seller) handleQuote(w http.ResponseWriter, r *http.Request) {
 // refuseBuyer answers 403 to a buyer shown to have refunded valid output,
 // when this seller refuses such buyers, and reports whether it did.
 func (s *seller) refuseBuyer(w http.ResponseWriter, buyer peer.ID) bool {
-	if !s.m.cfg.refuseFalseRefunders {
+	if !s.cfg.refuseFalseRefunders {
 		return false
 	}
-	job := s.m.falseRefunder(buyer)
+	job := s.falseRefunder(buyer)
 	if job == "" {
 		return false
 	}
-	s.m.log.Debug("buyer refused: false refunder", "remote_peer", buyer, "job", job)
+	s.log.Debug("buyer refused: false refunder", "remote_peer", buyer, "job", job)
 	writeError(w, http.StatusForbidden, "this seller refuses buyers that refunded output the capability's verifier accepts (job "+job+")")
 	return true
 }
@@ -316,13 +330,13 @@ func DecodeJobRequest(data []byte) (JobRequest, *escrow.Lock, error) {
 // checkJob checks that the quote is ours and still valid, that the lock
 // matches it, and that the input fits the listing.
 func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lock *escrow.Lock) (Offer, int, []string, error) {
-	now := s.m.cfg.now()
+	now := s.cfg.now()
 	q := req.Quote.Quote
-	if err := req.Quote.verify(s.m.host.ID(), buyer, "", now, s.m.quoteSigs); err != nil {
+	if err := req.Quote.verify(s.host.ID(), buyer, "", now, s.quoteSigs); err != nil {
 		return Offer{}, http.StatusForbidden, nil, err
 	}
 	if req.Quote.Untagged() {
-		s.m.noteUntagged(TypeQuote, s.m.host.ID())
+		s.noteUntagged(TypeQuote, s.host.ID())
 	}
 	switch {
 	case lock.QuoteID != q.QuoteID:
@@ -340,7 +354,7 @@ func (s *seller) checkJob(ctx context.Context, buyer peer.ID, req JobRequest, lo
 	case lock.Window != q.Window():
 		return Offer{}, http.StatusBadRequest, nil, fmt.Errorf("lock window %s differs from the quote's %s", lock.Window, q.Window())
 	}
-	o, err := s.m.store.Get(ctx, q.Capability)
+	o, err := s.store.Get(ctx, q.Capability)
 	if err != nil {
 		return Offer{}, http.StatusNotFound, nil, fmt.Errorf("capability no longer sold here: %s", q.Capability)
 	}
@@ -381,7 +395,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	}
 	o, status, reasons, err := s.checkJob(r.Context(), buyer, req, lock)
 	if err != nil {
-		s.m.log.Debug("job refused", "remote_peer", buyer, "err", err)
+		s.log.Debug("job refused", "remote_peer", buyer, "err", err)
 		writeError(w, status, err.Error(), reasons...)
 		return
 	}
@@ -391,14 +405,14 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(buyer)
-	if n := s.inflight.Add(1); n > int64(s.m.cfg.concurrency+s.m.cfg.queue) {
+	if n := s.inflight.Add(1); n > int64(s.cfg.concurrency+s.cfg.queue) {
 		s.inflight.Add(-1)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusTooManyRequests, "queue full; retry later")
 		return
 	}
 	defer s.inflight.Add(-1)
-	fresh, err := s.m.escrow.AcceptLock(r.Context(), lock, req.Input)
+	fresh, err := s.escrow.AcceptLock(r.Context(), lock, req.Input)
 	if err != nil {
 		writeError(w, lockStatus(err), "lock refused: "+err.Error())
 		return
@@ -411,26 +425,26 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	}
 	failpoint.Inject("seller/after-accept-lock")
 	rec := JobRecord{
-		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.m.host.ID(), Buyer: buyer,
-		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Rail: s.m.escrow.RailName(),
-		CreatedAt: s.m.cfg.now().UTC(),
+		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.host.ID(), Buyer: buyer,
+		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Rail: s.escrow.RailName(),
+		CreatedAt: s.cfg.now().UTC(),
 	}
 	rec.UpdatedAt = rec.CreatedAt
-	s.m.jobs.putAsync(rec, s.m.logJobWrite)
-	s.m.rememberCounterparty(buyer)
+	s.jobs.putAsync(rec, s.logJobWrite)
+	s.rememberCounterparty(buyer)
 	s.runJob(w, r, o, lock, req.Input)
 }
 
 // replay answers a POST /jobs whose lock was accepted before: with the
 // job's result if it was delivered, else 409 and where to look.
 func (s *seller) replay(w http.ResponseWriter, r *http.Request, jobID string) {
-	er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
+	er, err := s.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "cannot read the job")
 		return
 	}
 	if er.Delivery != nil {
-		out, err := s.m.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput)
+		out, err := s.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput)
 		if err == nil {
 			w.Header().Set("Content-Type", "application/x-ndjson")
 			w.WriteHeader(http.StatusOK)
@@ -471,7 +485,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	start := time.Now()
 	stream.send(Event{Type: EventAccepted, JobID: lock.JobID})
 
-	ctx, cancel := context.WithDeadline(s.m.ctx, lock.Deadline)
+	ctx, cancel := context.WithDeadline(s.ctx, lock.Deadline)
 	defer cancel()
 	s.mu.Lock()
 	s.running[lock.JobID] = cancel
@@ -491,7 +505,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		}
 		defer func() { <-s.slots }()
 		// An exec handler's stderr goes to this log, a line at a time.
-		hctx := withHandlerLog(ctx, s.m.log.With("job", lock.JobID, "capability", lock.Capability))
+		hctx := withHandlerLog(ctx, s.log.With("job", lock.JobID, "capability", lock.Capability))
 		done <- s.safeRun(hctx, o, input)
 	}()
 	tick := time.NewTicker(heartbeat)
@@ -500,18 +514,18 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		select {
 		case res := <-done:
 			s.recordAttempts(lock.JobID, res)
-			if res.err != nil && ctx.Err() == context.Canceled && s.m.ctx.Err() == nil {
+			if res.err != nil && ctx.Err() == context.Canceled && s.ctx.Err() == nil {
 				s.cancelled(stream, lock)
 				return
 			}
-			if res.err != nil && !s.m.cfg.now().Before(lock.Deadline) {
+			if res.err != nil && !s.cfg.now().Before(lock.Deadline) {
 				s.timedOut(stream, lock, time.Since(start))
 				return
 			}
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
 		case <-ctx.Done():
-			if s.m.ctx.Err() != nil {
+			if s.ctx.Err() != nil {
 				return // shutting down: the restart reconciles the job
 			}
 			if ctx.Err() == context.Canceled {
@@ -532,15 +546,15 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 func (s *seller) safeRun(ctx context.Context, o Offer, input json.RawMessage) (res outcome) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.m.log.Error("handler panicked", "capability", o.Signed.Listing.Capability, "panic", v)
+			s.log.Error("handler panicked", "capability", o.Signed.Listing.Capability, "panic", v)
 			res = outcome{usage: res.usage, attempts: res.attempts, err: fmt.Errorf("%w: handler panicked", ErrHandler)}
 		}
 	}()
-	if s.m.cfg.runHandler != nil {
-		out, err := s.m.cfg.runHandler(ctx, input)
+	if s.cfg.runHandler != nil {
+		out, err := s.cfg.runHandler(ctx, input)
 		return outcome{out: out, err: err}
 	}
-	return s.m.handlers.runJob(ctx, o, input)
+	return s.handlers.runJob(ctx, o, input)
 }
 
 // recordAttempts keeps a Runner's attempts and token usage with the job's
@@ -551,11 +565,11 @@ func (s *seller) recordAttempts(jobID string, res outcome) {
 	}
 	for _, a := range res.attempts {
 		for _, c := range a.Failed {
-			s.m.log.Warn("job output failed a check before delivery", "job", jobID, "attempt", a.Number, "check", c.Name, "detail", c.Detail)
+			s.log.Warn("job output failed a check before delivery", "job", jobID, "attempt", a.Number, "check", c.Name, "detail", c.Detail)
 		}
 	}
 	usage := res.usage
-	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+	s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 		r.Attempts, r.Usage = res.attempts, &usage
 	})
 }
@@ -564,11 +578,11 @@ func (s *seller) recordAttempts(jobID string, res outcome) {
 // escrow already says refunded.
 func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock) {
 	msg := "cancelled by the buyer"
-	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+	s.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
 		r.Status, r.Error, r.UpdatedAt = StatusFailed, msg, time.Now().UTC()
 	})
 	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGone})
-	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "cancelled by the buyer")
+	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "cancelled by the buyer")
 }
 
 // timedOut ends a job whose deadline (the buyer's timeout) passed before
@@ -577,11 +591,11 @@ func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock) {
 // timed_out.
 func (s *seller) timedOut(stream *eventWriter, lock *escrow.Lock, took time.Duration) {
 	msg := "no result by the job deadline (the buyer's timeout)"
-	s.m.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
+	s.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
 		r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusTimedOut, msg, took.Milliseconds(), time.Now().UTC()
 	})
 	stream.send(Event{Type: EventError, JobID: lock.JobID, Message: msg, Status: http.StatusGatewayTimeout})
-	s.m.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "timed out", "duration", took.Round(time.Millisecond))
+	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "timed out", "duration", took.Round(time.Millisecond))
 }
 
 // finish delivers the output (or fails the job) and sends the last event.
@@ -599,20 +613,20 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	if runErr != nil {
 		// The buyer learns the class of failure; the details stay in our log.
 		msg, status, reasons := publicFailure(runErr)
-		s.m.log.Warn("job failed", "job", jobID, "capability", lock.Capability, "class", msg, "err", runErr)
-		if err := s.m.escrow.FailJob(ctx, jobID, truncateText(msg, 400)); err != nil {
-			s.m.log.Warn("record failed job", "job", jobID, "err", err)
+		s.log.Warn("job failed", "job", jobID, "capability", lock.Capability, "class", msg, "err", runErr)
+		if err := s.escrow.FailJob(ctx, jobID, truncateText(msg, 400)); err != nil {
+			s.log.Warn("record failed job", "job", jobID, "err", err)
 		}
-		s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+		s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 			r.Status, r.Error, r.DurationMS, r.UpdatedAt = StatusFailed, msg, took.Milliseconds(), time.Now().UTC()
 		})
 		stream.send(Event{Type: EventError, JobID: jobID, Message: msg, Status: status, Reasons: reasons})
-		s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "failed", "class", msg, "duration", took.Round(time.Millisecond))
+		s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "failed", "class", msg, "duration", took.Round(time.Millisecond))
 		return
 	}
-	d, err := s.m.escrow.Deliver(ctx, jobID, out)
+	d, err := s.escrow.Deliver(ctx, jobID, out)
 	if err != nil {
-		s.m.log.Error("deliver", "job", jobID, "err", err)
+		s.log.Error("deliver", "job", jobID, "err", err)
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
 		return
 	}
@@ -621,10 +635,10 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	// The output is durable with the signed delivery: a buyer whose stream
 	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	s.m.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+	s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
 		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	})
-	s.m.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
 func truncateText(s string, n int) string {
@@ -667,7 +681,7 @@ func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	jobID := r.PathValue("id")
 	// The escrow record is the truth (the job record may lag a crash).
-	er, err := s.m.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
+	er, err := s.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
 	if err != nil || er.Buyer != buyer {
 		// The same answer for "unknown" and "not yours": a job's existence
 		// is nobody else's business.
@@ -675,7 +689,7 @@ func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := JobStatus{JobID: jobID, State: string(er.State), Status: StatusRunning}
-	if rec, err := s.m.jobs.get(RoleSeller, jobID); err == nil {
+	if rec, err := s.jobs.get(RoleSeller, jobID); err == nil {
 		st.Status, st.Error = rec.Status, rec.Error
 	}
 	switch {
@@ -685,7 +699,7 @@ func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
 			st.Error = er.Reason
 		}
 	case er.Delivery != nil:
-		if out, err := s.m.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput); err == nil {
+		if out, err := s.escrow.Payload(r.Context(), escrow.RoleSeller, jobID, escrow.PayloadOutput); err == nil {
 			st.Status, st.Output = StatusDelivered, out
 			st.Delivery, _ = json.Marshal(er.Delivery)
 		}
@@ -708,7 +722,7 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("settle is for job %s, posted to %s", st.JobID, r.PathValue("id")))
 		return
 	}
-	if err := s.m.escrow.ApplySettle(r.Context(), st); err != nil {
+	if err := s.escrow.ApplySettle(r.Context(), st); err != nil {
 		status := http.StatusBadRequest
 		switch {
 		case errors.Is(err, escrow.ErrForged):
@@ -718,12 +732,12 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, escrow.ErrBadState), errors.Is(err, escrow.ErrWrongAmount):
 			status = http.StatusConflict
 		}
-		s.m.log.Debug("settle refused", "remote_peer", remotePeer(r), "job", st.JobID, "err", err)
+		s.log.Debug("settle refused", "remote_peer", remotePeer(r), "job", st.JobID, "err", err)
 		writeError(w, status, err.Error())
 		return
 	}
 	failpoint.Inject("seller/after-apply-settle")
-	rec, _ := s.m.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
+	rec, _ := s.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateRefunded {
 		s.mu.Lock()
 		stop := s.running[st.JobID]
@@ -735,10 +749,10 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 	// Only a refund that claims the output failed its checks can be shown
 	// false; a deadline refund says the buyer never had the delivery.
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateDisputed && len(st.FailedChecks) > 0 && st.Reason != escrow.ReasonDeadline {
-		s.m.wg.Add(1)
+		s.wg.Add(1)
 		go func() {
-			defer s.m.wg.Done()
-			s.m.checkRefund(s.m.ctx, st.JobID)
+			defer s.wg.Done()
+			s.checkRefund(s.ctx, st.JobID)
 		}()
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"job_id": st.JobID, "state": string(rec.State)})

@@ -94,5 +94,5 @@ func (m *Market) TestListing(ctx context.Context, capID string, input json.RawMe
 	if err != nil {
 		return TestResult{}, err
 	}
-	return TestOfferWith(ctx, o, input, m.handlers.builtin, m.handlers.http, m.handlers.runners)
+	return TestOfferWith(ctx, o, input, m.seller.handlers.builtin, m.seller.handlers.http, m.seller.handlers.runners)
 }

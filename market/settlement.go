@@ -46,7 +46,7 @@ func RailOf(l Listing) string {
 
 // payable reports why this node cannot pay a seller's listing, or "" if it
 // can: the same rail and escrow, and an address to pay.
-func (m *Market) payable(l Listing) string {
+func (m *shared) payable(l Listing) string {
 	mine, theirs := m.cfg.settlement, l.Settlement
 	switch {
 	case mine == nil && theirs == nil:

@@ -60,7 +60,7 @@ func TestLatencyHistoryIsWrittenOncePerIntervalAndAtClose(t *testing.T) {
 	j := &jobs{db: kv.Open(db)}
 	seller := somePeer(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Market{latency: newLatencies(j.db), ctx: ctx, cancel: cancel, log: slog.New(slog.DiscardHandler)}
+	m := &Buyer{shared: &shared{ctx: ctx, cancel: cancel, log: slog.New(slog.DiscardHandler)}, latency: newLatencies(j.db)}
 	m.latency.every = time.Hour // no interval ends during the test: only the first write and Close's
 	key := latencyKey(seller, "compute.statistics.mean")
 	writes := countWrites(t, db, key)
@@ -95,7 +95,7 @@ func TestLatencyHistoryIsWrittenOncePerIntervalAndAtClose(t *testing.T) {
 func BenchmarkJobEventStreamRead(b *testing.B) {
 	stream := []byte(`{"type":"started","job_id":"j1"}` + "\n" +
 		`{"type":"result","job_id":"j1","output":{"mean":5.5},"delivery":{"job_id":"j1"},"elapsed_ms":1}` + "\n")
-	m := &Market{}
+	m := &Buyer{}
 	b.ReportAllocs()
 	for b.Loop() {
 		r := m.eventReader(bytes.NewReader(stream))

@@ -15,9 +15,14 @@ import (
 
 // A hire's result as the control API reports it, and test credits.
 
-// Hire runs a hire and describes its result, whatever the outcome.
+// Hire runs a hire through the node's one entry (RunHire) and describes
+// its result, whatever the outcome.
 func (n *Node) Hire(ctx context.Context, req market.HireRequest) controlapi.HireInfo {
-	res, err := n.Market.Hire(ctx, req)
+	return n.RunHire(ctx, req, nil)
+}
+
+// hireInfo describes a hire's result, whatever the outcome.
+func (n *Node) hireInfo(req market.HireRequest, res market.HireResult, err error) controlapi.HireInfo {
 	capID := req.Capability
 	if res.Capability != "" {
 		capID = res.Capability // a tombstone may have routed it elsewhere

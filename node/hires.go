@@ -117,8 +117,18 @@ func (l *liveHire) watch() ([]controlapi.HireEvent, <-chan controlapi.HireEvent,
 	return past, c, nil
 }
 
-// runHire runs a hire under ctx, tracked by the hub, and returns its
-// result. Progress gets every event too.
+// RunHire is the one entry of every hire this node starts: the control
+// API's POST /v1/hire (and hire --detach, Detach), the gateway's A2A
+// tasks, x402, demo, Node.Hire and bench all call it, and it calls the
+// market's hire service (market.Buyer.Hire) and nothing else does. The
+// hire is tracked by the hub, so jobs watch and jobs cancel see it, its
+// events are saved with the job, and progress, when set, is called with
+// each event. It returns the result whatever the outcome.
+func (n *Node) RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo {
+	return n.runHire(ctx, req, progress)
+}
+
+// runHire is RunHire.
 func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -132,20 +142,13 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 			progress(ev)
 		}
 	}
-	res := n.Hire(ctx, req)
+	out, err := n.Market.Buyer.Hire(ctx, req)
+	res := n.hireInfo(req, out, err)
 	if res.JobID != "" && len(history) > 0 {
 		n.Market.SaveEvents(res.JobID, history)
 	}
 	n.hires.finish(l, res)
 	return res
-}
-
-// RunHire runs a hire the way POST /v1/hire does, for the doors inside the
-// daemon (the gateway): tracked by the hub, so jobs watch and jobs cancel
-// see it, with its events saved with the job, and progress called with
-// each event. It returns the result whatever the outcome.
-func (n *Node) RunHire(ctx context.Context, req market.HireRequest, progress func(market.Event)) controlapi.HireInfo {
-	return n.runHire(ctx, req, progress)
 }
 
 // JobResult describes a bought job as a hire result, from what the node

@@ -203,18 +203,13 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		return nil, err
 	}
 	n.net.SetRouting(n.Routing)
-	// The escrow's settle hook runs after the market exists: it only kicks
-	// the market's outbox.
+	// The escrow is built before the market, so its timer callbacks go to
+	// the market's Timers, which the market registers with (WithTimers).
+	timers := new(market.Timers)
 	eopts := append([]escrow.Option{escrow.WithLogger(log), escrow.WithOnSettle(func(r escrow.Record) {
-		if n.Market != nil {
-			n.Market.SettleDecided(r)
-		}
+		timers.Settled(r)
 		n.events.settled(r)
-	}), escrow.WithUndecided(func(ctx context.Context, r escrow.Record) {
-		if n.Market != nil {
-			n.Market.Reverify(ctx, r)
-		}
-	})}, opts.EscrowOptions...)
+	}), escrow.WithUndecided(timers.Undecided)}, opts.EscrowOptions...)
 	if n.Settler, err = NewSettler(repo, log); err != nil {
 		return nil, err
 	}
@@ -247,6 +242,7 @@ func New(ctx context.Context, repo *Repo, opts Options) (_ *Node, err error) {
 		market.Builtin(reg),
 		market.SandboxRuntime(func() any { rt, _ := reg.SandboxRuntime(); return rt }),
 		market.Admission(n.guard.Admit),
+		market.WithTimers(timers),
 		market.HandlerRunner(market.HandlerOpenAI, openai.New(openai.Options{Logger: log})),
 	}
 	n.mcp = mcphandler.New(mcphandler.Options{Logger: log})

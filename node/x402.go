@@ -16,7 +16,6 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/gateway/x402"
 	"github.com/swarmwage/swarmwage/market"
-	"github.com/swarmwage/swarmwage/verify"
 )
 
 // The x402 door (package gateway/x402) over this node: its hire service
@@ -61,27 +60,17 @@ func (n *Node) MountX402(mux *http.ServeMux, cfg x402.Config, opts ...x402.Optio
 // x402Hirer is the hire service as the door uses it.
 type x402Hirer struct{ n *Node }
 
+// Quote prices a job through the hire service's own steps up to the quote
+// (market.Buyer.Price): what the hire that follows pays, its quote kept.
 func (h x402Hirer) Quote(ctx context.Context, capID string, input json.RawMessage) (int64, error) {
-	if err := verify.CheckKnown(capID); err != nil {
+	price, err := h.n.Market.Buyer.Price(ctx, market.HireRequest{Capability: capID, Input: input})
+	switch {
+	case errors.Is(err, market.ErrInvalidInput):
 		return 0, fmt.Errorf("%w: %w", x402.ErrInvalidInput, err)
-	}
-	resolved, err := h.n.Market.ResolveCapability(capID)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", x402.ErrInvalidInput, err)
-	}
-	if err := verify.ValidateInput(resolved, input); err != nil && !errors.Is(err, verify.ErrNoStandardSchema) {
-		return 0, fmt.Errorf("%w: %w", x402.ErrInvalidInput, err)
-	}
-	routed, err := h.n.Market.Explain(ctx, resolved, "", 0)
-	if err != nil {
+	case err != nil:
 		return 0, fmt.Errorf("%w: %w", x402.ErrNoSeller, err)
 	}
-	for _, d := range routed.Candidates {
-		if d.Rank == 1 {
-			return d.Price, nil
-		}
-	}
-	return 0, fmt.Errorf("%w of %s", x402.ErrNoSeller, resolved)
+	return int64(price), nil
 }
 
 func (h x402Hirer) Hire(ctx context.Context, req x402.HireRequest) x402.HireResult {

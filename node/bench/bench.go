@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swarmwage/swarmwage/controlapi"
 	"log/slog"
 	"os"
 	"sort"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/swarmwage/swarmwage/dht"
-	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 )
@@ -237,8 +237,8 @@ func warmUp(ctx context.Context, nodes []*node.Node, buyer *node.Node) error {
 	if err := waitAnnounced(wctx, nodes); err != nil {
 		return err
 	}
-	if _, err := buyer.Market.Hire(ctx, benchReq); err != nil {
-		return fmt.Errorf("bench hire: warm-up hire: %w", err)
+	if info := buyer.RunHire(ctx, benchReq, nil); info.Outcome != controlapi.OutcomeReleased {
+		return fmt.Errorf("bench hire: warm-up hire: %s: %s", info.Outcome, info.Error)
 	}
 	return nil
 }
@@ -268,13 +268,13 @@ func (h *hireRun) hires(ctx context.Context, buyer *node.Node, n, concurrency in
 			defer wg.Done()
 			for range work {
 				t0 := time.Now()
-				res, err := buyer.Market.Hire(ctx, benchReq)
+				info := buyer.RunHire(ctx, benchReq, nil)
 				d := time.Since(t0)
 				mu.Lock()
-				if err != nil || res.State != escrow.StateReleased {
+				if info.Outcome != controlapi.OutcomeReleased {
 					h.failed++
-					if h.firstErr == "" && err != nil {
-						h.firstErr = err.Error()
+					if h.firstErr == "" && info.Error != "" {
+						h.firstErr = info.Error
 					}
 				} else {
 					h.lat = append(h.lat, d)
