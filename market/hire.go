@@ -104,6 +104,8 @@ type HireRequest struct {
 	// limitBy names what set MaxPrice when the caller did not ("" when it
 	// did): limitByConfig or a [[policy]].
 	limitBy string
+	// events is the hire's event history, set by Hire.
+	events *hireEvents
 }
 
 // limitByConfig names the node's own price limit (MaxPrice option).
@@ -130,6 +132,10 @@ type HireResult struct {
 	Connection string `json:"connection,omitempty"`
 	// Rail is the settlement rail of the job (escrow.RailCredits, RailEVM).
 	Rail string `json:"rail,omitempty"`
+
+	// events is the hire's event history (HireRequest.events), written with
+	// the job record's last update.
+	events *hireEvents
 }
 
 // WireInput is a job's input as the buyer puts it in the POST /jobs body
@@ -171,11 +177,18 @@ func (b *Buyer) Hire(ctx context.Context, req HireRequest) (HireResult, error) {
 	if err != nil {
 		return HireResult{}, err
 	}
+	req.events = &hireEvents{next: req.Progress}
+	req.Progress = req.events.progress
 	cands, routed, err := b.candidates(ctx, req, requested)
 	if err != nil {
 		return b.receipt(HireResult{Capability: req.Capability}, routed, req), err
 	}
 	res, err := b.buy(ctx, cands, req, start)
+	if res.JobID != "" && req.events.unsaved() {
+		// The hire ended without a last update of its record (a timer
+		// settled it first, or an error after the lock).
+		b.updateJob(RoleBuyer, res.JobID, req.events.into)
+	}
 	if errors.Is(err, ErrInvalidInput) && res.JobID == "" {
 		return HireResult{}, err // the seller's schema refused the input before any quote
 	}
@@ -547,7 +560,7 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 		return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
 	}
 	failpoint.Inject("buyer/after-lock")
-	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName()}
+	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName(), events: req.events}
 	b.rememberCounterparty(s.Peer.ID)
 	rec := JobRecord{
 		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: b.host.ID(),
@@ -565,6 +578,7 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 	} else {
 		b.jobs.putAsync(rec, b.logJobWrite)
 	}
+	req.events.newJob()
 	if req.Progress != nil {
 		req.Progress(Event{Type: EventLocked, JobID: lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
 	}
@@ -834,6 +848,7 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 	passed := err == nil && rep.Passed
 	b.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
 		r.Passed, r.Checks, r.UpdatedAt = &passed, rep.Checks, time.Now().UTC()
+		res.events.into(r)
 		r.Status = StatusVerified
 		if !passed {
 			r.Status = StatusVerificationFailed
@@ -896,6 +911,7 @@ func (b *Buyer) refund(res HireResult, reason string, failed []string, outcome e
 			r.Status = StatusFailed
 		}
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
+		res.events.into(r)
 	})
 	b.settle(b.addrsOf(res.Seller), st)
 	return res, outcome

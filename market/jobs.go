@@ -107,13 +107,65 @@ type JobEvent struct {
 	ElapsedMS int64     `json:"elapsed_ms,omitempty"`
 }
 
-// SaveEvents keeps a bought job's event history with its record: the
-// first events and the last ones when there are more than fit.
-func (m *Market) SaveEvents(jobID string, evs []JobEvent) {
+// hireEvents is a hire's event history as the buyer sees it, kept by the
+// hire itself (Buyer.Hire) and written with the job record's last update
+// of the hire (the verification or the refund), so that keeping it costs
+// no write of its own.
+type hireEvents struct {
+	mu     sync.Mutex
+	events []JobEvent
+	saved  bool
+	next   func(Event) // the caller's Progress, if any
+}
+
+// progress records ev and passes it on to the caller's Progress.
+func (h *hireEvents) progress(ev Event) {
+	h.mu.Lock()
+	h.events = append(h.events, JobEvent{At: time.Now().UTC(), Type: ev.Type, Message: ev.Message, ElapsedMS: ev.ElapsedMS})
+	h.mu.Unlock()
+	if h.next != nil {
+		h.next(ev)
+	}
+}
+
+// newJob starts the history of a newly locked job: the events of a job
+// an earlier seller refused were written with that job's refund.
+func (h *hireEvents) newJob() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.events, h.saved = nil, false
+	h.mu.Unlock()
+}
+
+// into puts the history so far into r (at most maxJobEvents: the first
+// and the last halves).
+func (h *hireEvents) into(r *JobRecord) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.events) == 0 {
+		return
+	}
+	evs := h.events
 	if len(evs) > maxJobEvents {
 		evs = append(append([]JobEvent{}, evs[:maxJobEvents/2]...), evs[len(evs)-maxJobEvents/2:]...)
 	}
-	m.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.Events = evs })
+	r.Events, h.saved = append([]JobEvent(nil), evs...), true
+}
+
+// unsaved reports whether the history has events that no job update
+// wrote yet.
+func (h *hireEvents) unsaved() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.events) > 0 && !h.saved
 }
 
 // MarshalJSON writes the record with its rail: escrow.RailCredits for

@@ -28,6 +28,7 @@ type testPeer struct {
 	routing *dht.Routing
 	market  *Market
 	key     crypto.PrivKey
+	db      *badger.DB
 }
 
 // setupPeer starts a real host on loopback, a private DHT and a market on a
@@ -79,7 +80,7 @@ func startPeer(t testing.TB, boot *testPeer, escOpts []escrow.Option, opts []Opt
 	}
 	t.Cleanup(func() { m.Close() })
 	require.NoError(t, m.Start(context.Background()))
-	return &testPeer{host: h, routing: r, market: m, key: key}
+	return &testPeer{host: h, routing: r, market: m, key: key, db: db}
 }
 
 func waitProvided(t *testing.T, peers ...*testPeer) {

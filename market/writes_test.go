@@ -13,6 +13,7 @@ import (
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
@@ -50,6 +51,84 @@ func TestUnchangedFollowUpsCommitNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, r.SettleSent)
 	require.Equal(t, StatusVerified, r.Status)
+}
+
+// A hire keeps its event history with its job record, written with the
+// record's verification update: the buyer's record of a released hire is
+// written three times (the lock, the verification with the events, the
+// seller's acknowledgement of the settle), not once more for the events.
+func TestAHireKeepsItsEventsWithoutAWriteOfItsOwn(t *testing.T) {
+	_, buyer := setupHire(t)
+	first := hireMean(t, buyer, "compute.statistics.mean") // the first hire also finds the seller
+	settleSent := func(jobID string) func() bool {
+		return func() bool {
+			r, err := buyer.market.jobs.get(RoleBuyer, jobID)
+			return err == nil && r.SettleSent
+		}
+	}
+	require.Eventually(t, settleSent(first.JobID), 20*time.Second, 10*time.Millisecond, "the first hire's writes are done")
+	writes := countPrefixWrites(t, buyer.db, jobRolePrefix(RoleBuyer))
+	var seen []string
+	res, err := buyer.market.Hire(context.Background(), HireRequest{
+		Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3]}`), Timeout: 20 * time.Second,
+		Progress: func(ev Event) { seen = append(seen, ev.Type) },
+	})
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateReleased, res.State)
+	require.Eventually(t, settleSent(res.JobID), 20*time.Second, 10*time.Millisecond, "the seller acknowledged the settle")
+	r, err := buyer.market.jobs.get(RoleBuyer, res.JobID)
+	require.NoError(t, err)
+	var kept []string
+	for _, ev := range r.Events {
+		kept = append(kept, ev.Type)
+	}
+	require.Equal(t, seen, kept, "the record keeps every event the caller saw")
+	require.Contains(t, kept, EventLocked)
+	require.Contains(t, kept, EventResult)
+	require.Never(t, func() bool { return writes.Load() > 3 }, 300*time.Millisecond, 10*time.Millisecond, "no write beyond the three")
+	require.EqualValues(t, 3, writes.Load(), "lock, verification with the events, settle acknowledged")
+}
+
+// countPrefixWrites counts the writes of keys under prefix from now on.
+func countPrefixWrites(t *testing.T, db *badger.DB, prefix []byte) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		once := false
+		_ = db.Subscribe(ctx, func(kvs *badger.KVList) error {
+			for _, e := range kvs.Kv {
+				if !bytes.HasPrefix(e.Key, prefix) {
+					continue
+				}
+				if bytes.HasSuffix(e.Key, []byte("/sentinel")) {
+					if !once {
+						once = true
+						close(ready)
+					}
+					continue
+				}
+				n.Add(1)
+			}
+			return nil
+		}, []pb.Match{{Prefix: prefix}})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	sentinel := append(append([]byte(nil), prefix...), "/sentinel"...)
+	require.Eventually(t, func() bool {
+		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, nil) }))
+		select {
+		case <-ready:
+			return true
+		default:
+			return false
+		}
+	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
+	require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Delete(sentinel) }))
+	return &n
 }
 
 // The latency history of a seller hired many times a second is written at

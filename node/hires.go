@@ -133,10 +133,8 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	l := &liveHire{cancel: cancel}
-	var history []market.JobEvent
 	req.Progress = func(ev market.Event) {
 		ev.Output, ev.Delivery = nil, nil // the result carries the output once
-		history = append(history, market.JobEvent{At: time.Now().UTC(), Type: ev.Type, Message: ev.Message, ElapsedMS: ev.ElapsedMS})
 		n.hires.event(l, controlapi.HireEvent{Event: ev})
 		if progress != nil {
 			progress(ev)
@@ -144,9 +142,6 @@ func (n *Node) runHire(ctx context.Context, req market.HireRequest, progress fun
 	}
 	out, err := n.Market.Buyer.Hire(ctx, req)
 	res := n.hireInfo(req, out, err)
-	if res.JobID != "" && len(history) > 0 {
-		n.Market.SaveEvents(res.JobID, history)
-	}
 	n.hires.finish(l, res)
 	return res
 }
