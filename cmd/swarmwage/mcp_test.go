@@ -73,6 +73,7 @@ func inspector(t *testing.T, npmDir, repo string, args ...string) map[string]any
 }
 
 func TestMCPWithExternalInspectorClient(t *testing.T) {
+	t.Parallel()
 	npmDir := installInspector(t)
 	repo := initRepo(t) // no daemon: the local tools still answer
 
@@ -144,6 +145,7 @@ func firstText(res *sdk.CallToolResult) string {
 }
 
 func TestMCPOverStdioReadsLimitsFileAndFlags(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05")
 	require.NoError(t, os.WriteFile(filepath.Join(m.buyer, "mcp.toml"), []byte("max_per_hire = \"0.01\"\n"), 0o600))
@@ -166,6 +168,7 @@ func TestMCPOverStdioReadsLimitsFileAndFlags(t *testing.T) {
 }
 
 func TestMCPBadLimitsExitTwo(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	testCases := []struct {
 		name, file string
@@ -197,6 +200,7 @@ func TestMCPBadLimitsExitTwo(t *testing.T) {
 // MCP hire is refused with a message naming the policy, nothing is held,
 // and 'hire --confirm' goes through.
 func TestMCPAllowRiskTier3NeverConfirmsAPolicyHold(t *testing.T) {
+	t.Parallel()
 	seller := initRepo(t)
 	startDaemon(t, seller)
 	buyer := initRepo(t)
