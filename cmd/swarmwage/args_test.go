@@ -8,6 +8,7 @@ import (
 )
 
 func TestNormalizeArgs(t *testing.T) {
+	t.Parallel()
 	app := newApp(io.Discard, io.Discard)
 	completeTree(app.Commands)
 	testCases := []struct {
@@ -48,6 +49,7 @@ func TestNormalizeArgs(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
+	t.Parallel()
 	names := []string{"add", "apply", "list", "remove", "max-price", "limit"}
 	for in, want := range map[string]string{"ad": "add", "aply": "apply", "max-prise": "max-price", "lst": "list", "zzz": "", "rem": "remove"} {
 		require.Equal(t, want, nearest(in, names), in)

@@ -19,6 +19,7 @@ import (
 // contracts/ through runtime.Caller and pulled in package testing), so it
 // worked only from a source checkout.
 func TestBinaryDoesNotImportTesting(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	require.NoError(t, err)
 	for _, dep := range strings.Fields(string(out)) {
@@ -31,6 +32,7 @@ func TestBinaryDoesNotImportTesting(t *testing.T) {
 // the one on PATH, else the pinned one of the checkout it runs in, and
 // says which flag to give when there is none.
 func TestBenchHireEVMFindsAnvil(t *testing.T) {
+	t.Parallel()
 	pinned, err := evmtest.AnvilPath()
 	require.NoError(t, err)
 	onPath := t.TempDir()

@@ -18,6 +18,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 func TestCapsList(t *testing.T) {
+	t.Parallel()
 	r := swarmwage(t, "caps", "list")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	for _, want := range []string{"text.translate.{src}.{tgt}.{level}", "image.generate.photorealistic.png", "custom.{provider}.{capability}"} {
@@ -46,6 +47,7 @@ func TestCapsList(t *testing.T) {
 }
 
 func TestCapsShow(t *testing.T) {
+	t.Parallel()
 	r := swarmwage(t, "caps", "show", "--json", "text.translate.en.it.fluent")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc struct {
@@ -89,6 +91,7 @@ func TestCapsShow(t *testing.T) {
 }
 
 func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := writeFile(t, dir, "in.json", `{"data":[2,4,4,4,5,5,7,9]}`)
 	good := writeFile(t, dir, "good.json", `{"result":5}`)
@@ -148,6 +151,7 @@ func TestVerifyCommand(t *testing.T) {
 }
 
 func TestVerifyCustomWithSellerSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	schema := writeFile(t, dir, "schema.json", `{"type":"object","required":["text"],"properties":{"text":{"type":"string"}}}`)
 	good := writeFile(t, dir, "good.json", `{"text":"hello"}`)

@@ -21,6 +21,7 @@ import (
 
 // chain deploy against a real anvil, driven exactly as the issue writes it.
 func TestChainDeployOnAnvil(t *testing.T) {
+	t.Parallel()
 	a := evmtest.StartAnvil(t)
 	keyFile, err := a.WriteKey(t.TempDir(), 0)
 	require.NoError(t, err)
@@ -102,6 +103,7 @@ func TestChainDeployOnAnvil(t *testing.T) {
 }
 
 func TestChainDeployErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "k")
 	require.NoError(t, os.WriteFile(keyFile, []byte("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n"), 0o600))

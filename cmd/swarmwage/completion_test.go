@@ -13,6 +13,7 @@ import (
 // TestCompletionScripts: each shell gets a script for swarmwage; bash's
 // parses, and completes commands and flags from the binary it runs.
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	testCases := []struct {
 		shell string
 		want  []string

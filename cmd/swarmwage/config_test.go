@@ -19,6 +19,7 @@ func inRepo(t *testing.T, repo string, args ...string) cliResult {
 // config get and config set, as Kubo's ipfs config: a value set is the
 // value read back, in text and as JSON, and the node runs with it.
 func TestCLIConfigGetSet(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 
 	r := inRepo(t, repo, "config", "get", "api")
@@ -79,6 +80,7 @@ func TestCLIConfigGetSet(t *testing.T) {
 // A bad key or value exits 2 with a message naming the key and what is
 // wrong, and config.toml is left byte for byte as it was.
 func TestCLIConfigSetRefusesBadValues(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	path := filepath.Join(repo, "config.toml")
 	before, err := os.ReadFile(path)
@@ -122,6 +124,7 @@ func TestCLIConfigSetRefusesBadValues(t *testing.T) {
 // A running daemon read its config at start: set says it needs a restart,
 // and the restarted daemon runs with the new value.
 func TestCLIConfigSetTellsARunningDaemonNeedsARestart(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	d := startDaemon(t, repo)
 	r := inRepo(t, repo, "config", "set", "--json", "network", "cfgnet3")

@@ -19,6 +19,7 @@ import (
 // and without --json the command opens the browser through xdg-open, or
 // says there is none and still prints the link.
 func TestCLIDashboardPrintsAOneTimeLogin(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 
 	r := swarmwage(t, "--repo", repo, "dashboard", "--json")
@@ -74,6 +75,7 @@ func exchangeLogin(t *testing.T, base, cred string) int {
 }
 
 func TestBrowserOpener(t *testing.T) {
+	t.Parallel()
 	found := func(name string) (string, error) { return "/usr/bin/" + name, nil }
 	missing := func(string) (string, error) { return "", errors.New("not found") }
 	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }

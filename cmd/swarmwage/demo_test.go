@@ -22,6 +22,7 @@ func runDemoCLI(t *testing.T, home, tmp string, args ...string) cliResult {
 }
 
 func TestDemoHiresEveryCapabilityAndLeavesOnlyTheChart(t *testing.T) {
+	t.Parallel()
 	home, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
 	r := runDemoCLI(t, home, tmp, "--json", "--out", out)
 	require.Equal(t, 0, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
@@ -62,6 +63,7 @@ func TestDemoHiresEveryCapabilityAndLeavesOnlyTheChart(t *testing.T) {
 }
 
 func TestDemoPrintsATableOfHires(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "new", "charts") // --out DIR is created
 
 	r := runDemoCLI(t, t.TempDir(), t.TempDir(), "--out", out, "--only", "compute.statistics.mean", "--only", "chart.generate.from-data")
@@ -81,6 +83,7 @@ func TestDemoPrintsATableOfHires(t *testing.T) {
 }
 
 func TestDemoBadUsage(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	testCases := []struct {

@@ -14,6 +14,7 @@ import (
 // result); jobs cancel stops another job before delivery and refunds it,
 // and the seller stops too; jobs show keeps the event history.
 func TestCLIDetachWatchCancel(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.test.slow", "0.25", "--handler", `exec:sh -c "sleep 2; cat"`)
 

@@ -14,6 +14,7 @@ import (
 // and verify --evidence re-runs the verification from the file alone; a
 // tampered file is refused with exit 2.
 func TestCLIEvidenceAnyoneCanCheck(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05")
 	h, r := hire(t, m.buyer, "--input-json", `{"data":[1,2,3,6]}`, "compute.statistics.mean")

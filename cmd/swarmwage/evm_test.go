@@ -260,6 +260,7 @@ func withdraw(t *testing.T, repo string) (withdrawn, pending string) {
 // and withdrawals take the free deposit at once and line money after the
 // notice.
 func TestCLIEVMRail(t *testing.T) {
+	t.Parallel()
 	m := startEVMMarket(t)
 	w := walletOf(t, m.buyer)
 	require.Equal(t, "evm", w.Rail)
@@ -483,6 +484,7 @@ func addAmounts(t *testing.T, a, b string) string {
 // TestCLIEVMUsageErrors: the evm flags and commands say what is wrong with
 // exit 2, and a chain that does not answer at init is only a warning.
 func TestCLIEVMUsageErrors(t *testing.T) {
+	t.Parallel()
 	a := evmtest.StartAnvil(t)
 	addr := "0x000000000000000000000000000000000000dEaD"
 	credits := initRepo(t)
@@ -552,6 +554,7 @@ func (s *syncBuffer) String() string {
 // start, its listing states its accept horizon, and the buyer does not
 // quote it nor move any money on chain: exit 3, lines 0.
 func TestCLIEVMShortNoticeSellerIsNeitherQuotedNorFunded(t *testing.T) {
+	t.Parallel()
 	var sellerErr syncBuffer
 	m := startEVMMarketWith(t, []string{"--notice", "60s", "--force"}, "", &sellerErr) // the default window, 10m
 	require.Contains(t, sellerErr.String(), "every lock of a buyer will be refused")

@@ -43,6 +43,7 @@ func runExitCases(t *testing.T, cases []exitCase) {
 // unknown config key, 'sell add --price 0' and 'mcp' on a missing repo
 // exiting 1 or 0.
 func TestCLIExitCodesOffline(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	badConfig := initRepo(t)
 	setConfig(t, badConfig, "bogus_key = 1")
@@ -104,6 +105,7 @@ func TestCLIExitCodesOffline(t *testing.T) {
 // TestCLIExitCodesOnline: the exit codes of commands that use a daemon,
 // hire's 3 to 6 and 130 among them, through the built binary.
 func TestCLIExitCodesOnline(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.test.fails", "0.01", "--handler", `exec:sh -c "cat >/dev/null; exit 3"`)
 	m.sell(t, "custom.test.slow", "0.01", "--handler", `exec:sh -c "cat >/dev/null; sleep 30"`)

@@ -76,6 +76,7 @@ func post(t *testing.T, url, token, body string) *http.Response {
 // gateway behind <repo>/gateway.token, and 'mcp --http ADDR' serves MCP
 // behind the same token.
 func TestDaemonGatewayAndMCPHTTP(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	m := startLine(t, regexp.MustCompile(`^Daemon is ready: .*, gateway (http://\S+)$`), "--repo", repo, "daemon", "--gateway", "127.0.0.1:0")
 	gw := m[1]

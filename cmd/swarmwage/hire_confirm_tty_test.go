@@ -25,6 +25,7 @@ const confirmPrompt = "confirm? [y/N]"
 // hires (and pays), n and EOF (^D) do not, and with no terminal there is
 // no prompt and the hold's error stays (exit 2), whatever stdin holds.
 func TestHireAsksAPersonToConfirmAPolicyHoldOnATerminal(t *testing.T) {
+	t.Parallel()
 	seller := initRepo(t)
 	startDaemon(t, seller)
 	buyer := initRepo(t)

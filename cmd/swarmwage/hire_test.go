@@ -114,6 +114,7 @@ func escrowState(t *testing.T, repo, jobID string) string {
 }
 
 func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05")
 
@@ -179,6 +180,7 @@ func TestCLIHireMeanMovesBothBalancesByThePrice(t *testing.T) {
 }
 
 func TestCLIHireWrongAnswerFailsVerificationAndRefunds(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05", "--handler", `exec:sh -c "cat >/dev/null; echo '{\"result\": 42}'"`)
 
@@ -202,6 +204,7 @@ func TestCLIHireWrongAnswerFailsVerificationAndRefunds(t *testing.T) {
 }
 
 func TestCLIMaxPriceUnderEveryListingExitsThreeWithNoHold(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.median", "0.05")
 
@@ -225,6 +228,7 @@ func TestCLIMaxPriceUnderEveryListingExitsThreeWithNoHold(t *testing.T) {
 // and the flag); --max-price above the configured limit is the user's
 // explicit choice and hires it; a lower [market] max_price applies too.
 func TestCLIHireSpendsAtMostTheConfiguredMaxPriceByDefault(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.median", "3")
 	in := []string{"--input-json", `{"data":[1,2,3]}`}
@@ -244,6 +248,7 @@ func TestCLIHireSpendsAtMostTheConfiguredMaxPriceByDefault(t *testing.T) {
 // while its handler runs; the buyer gets its hold back when the job's
 // deadline passes.
 func TestCLISellerKilledMidJobBuyerRefundsAtDeadline(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05", "--handler", `exec:sh -c "cat >/dev/null; sleep 20"`)
 
@@ -278,6 +283,7 @@ func TestCLISellerKilledMidJobBuyerRefundsAtDeadline(t *testing.T) {
 // window; the buyer daemon is killed and restarted meanwhile, and the hold
 // is released at the end of the window on both sides.
 func TestCLIBuyerKilledAfterDeliveryHoldAutoReleases(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "[market]\nverification_window = \"4s\"")
 	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
 
@@ -301,6 +307,7 @@ func TestCLIBuyerKilledAfterDeliveryHoldAutoReleases(t *testing.T) {
 // delivered output before the window ends; the hold comes back and the
 // seller records a dispute.
 func TestCLIRefundDeliveredCustomJob(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
 	h, r := hire(t, m.buyer, "--input-json", `{"a":1}`, "custom.test.echo")

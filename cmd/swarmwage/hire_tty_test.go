@@ -61,6 +61,7 @@ func hireArgs(repo string) []string {
 // on a pseudo-terminal the job's progress is drawn there (and stdout, piped,
 // holds only the output JSON); with stderr piped there is no progress at all.
 func TestHireShowsProgressOnATerminalOnly(t *testing.T) {
+	t.Parallel()
 	buyer := hireNetwork(t)
 
 	t.Run("terminal", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // deleted the ledger. Now both give one message (restore the backup, or
 // init --new-identity), and init --new-identity keeps the wallet.
 func TestCLILostIdentityKeepsTheLedger(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "3")
 	require.Equal(t, 0, r.Code, r.Stderr)

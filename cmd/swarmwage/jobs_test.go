@@ -13,6 +13,7 @@ import (
 // 'escrow list --limit N' through the daemon, page by page; job lists are
 // summaries, 'jobs show' has the output. Then the same lists offline.
 func TestCLIJobsAndEscrowListsHonourLimit(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.01")
 	for i := range 3 {

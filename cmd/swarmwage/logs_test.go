@@ -17,6 +17,7 @@ import (
 // stderr to PATH (appended, 0600); 'logs' prints it and 'logs -f' follows
 // it while the daemon runs.
 func TestCLIDaemonLogFileAndLogs(t *testing.T) {
+	t.Parallel()
 	m := &testMarket{seller: initRepo(t), buyer: initRepo(t)}
 	logPath := filepath.Join(t.TempDir(), "logs", "seller.log") // its directory does not exist yet
 

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -15,7 +18,23 @@ import (
 // it as a user would.
 var binPath string
 
+// defaultParallel is how many tests run at once when -test.parallel is not
+// given. Its default, GOMAXPROCS, bounds the goroutines of the test process,
+// but these tests spend their time waiting on the processes they start
+// (daemons, deadlines, verification windows, anvil, npm), so more than one
+// per core keeps the cores busy.
+const defaultParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && runtime.GOMAXPROCS(0) < defaultParallel {
+		if err := flag.Set("test.parallel", strconv.Itoa(defaultParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	os.Exit(buildAndRun(m))
 }
 

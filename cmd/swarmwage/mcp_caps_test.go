@@ -16,6 +16,7 @@ import (
 // --max-per-day 0.25, hired 9 times 0.05 between them where 5 fit. The
 // daemon now checks the cap inside the escrow lock.
 func TestTwoMCPProcessesShareTheDayCap(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05")
 	procs := []*sdk.ClientSession{

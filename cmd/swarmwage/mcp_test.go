@@ -16,21 +16,30 @@ import (
 )
 
 // inspectorVersion is the external MCP client the tests drive: the MCP
-// project's own inspector, in CLI mode (0.20.0 runs on Node 20 and later).
+// project's own inspector, in CLI mode (0.20.0 runs on Node 20 and later),
+// pinned with its dependencies in testdata/inspector/package-lock.json.
 const inspectorVersion = "@modelcontextprotocol/inspector@0.20.0"
 
-// installInspector installs the inspector into a temp dir with npm and
-// returns that dir. It skips the test only when npm is missing or the
-// registry cannot be reached.
+// installInspector returns testdata/inspector, where npm ci installs the
+// inspector from the lock file when it is missing (node_modules is
+// gitignored), so only a checkout's first run waits for the registry. It
+// skips the test only when npm is missing or the registry cannot be
+// reached.
 func installInspector(t *testing.T) string {
 	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "inspector"))
+	require.NoError(t, err)
+	// npm writes node_modules/.package-lock.json last, once the install is
+	// whole.
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil {
+		return dir
+	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("skipped: npm is not on PATH, so the external MCP client (" + inspectorVersion + ") cannot be installed")
 	}
-	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, inspectorVersion)
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -41,7 +50,7 @@ func installInspector(t *testing.T) string {
 				t.Skipf("skipped: npm could not reach the registry to install %s (%v): %s", inspectorVersion, err, lastLines(msg, 5))
 			}
 		}
-		t.Fatalf("npm install %s: %v\n%s", inspectorVersion, err, msg)
+		t.Fatalf("npm ci %s in %s: %v\n%s", inspectorVersion, dir, err, msg)
 	}
 	return dir
 }
@@ -73,6 +82,7 @@ func inspector(t *testing.T, npmDir, repo string, args ...string) map[string]any
 }
 
 func TestMCPWithExternalInspectorClient(t *testing.T) {
+	t.Parallel()
 	npmDir := installInspector(t)
 	repo := initRepo(t) // no daemon: the local tools still answer
 
@@ -144,6 +154,7 @@ func firstText(res *sdk.CallToolResult) string {
 }
 
 func TestMCPOverStdioReadsLimitsFileAndFlags(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.05")
 	require.NoError(t, os.WriteFile(filepath.Join(m.buyer, "mcp.toml"), []byte("max_per_hire = \"0.01\"\n"), 0o600))
@@ -166,6 +177,7 @@ func TestMCPOverStdioReadsLimitsFileAndFlags(t *testing.T) {
 }
 
 func TestMCPBadLimitsExitTwo(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	testCases := []struct {
 		name, file string
@@ -197,6 +209,7 @@ func TestMCPBadLimitsExitTwo(t *testing.T) {
 // MCP hire is refused with a message naming the policy, nothing is held,
 // and 'hire --confirm' goes through.
 func TestMCPAllowRiskTier3NeverConfirmsAPolicyHold(t *testing.T) {
+	t.Parallel()
 	seller := initRepo(t)
 	startDaemon(t, seller)
 	buyer := initRepo(t)

@@ -19,6 +19,7 @@ import (
 // three wordings, the last "want a positive amount" for a positive amount
 // with too many decimals.
 func TestCLIAmountFlagsHaveOneWording(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	testCases := []struct {
 		value, why string
@@ -47,6 +48,7 @@ func TestCLIAmountFlagsHaveOneWording(t *testing.T) {
 // the library's "Required flag" text, 'jobs ls' got no suggestion, and an
 // exec handler whose script does not exist was accepted.
 func TestCLIUsageMessagesNameTheFix(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	runExitCases(t, []exitCase{
 		{"sell add without --price", []string{"--repo", repo, "sell", "add", "compute.statistics.mean"}, exitUsage, "sell add needs --price, the price of one job in credits, as: sell add --price 0.05 compute.statistics.mean"},
@@ -62,6 +64,7 @@ func TestCLIUsageMessagesNameTheFix(t *testing.T) {
 // TestCLIUsageErrorWithJSONPrintsADocument: 'hire --json' with a usage
 // error printed nothing on stdout, so a script reading it got no answer.
 func TestCLIUsageErrorWithJSONPrintsADocument(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "hire", "--json", "--max-price", "0", "--input-json", `{"data":[1]}`, "compute.statistics.mean")
 	require.Equal(t, exitUsage, r.Code, r.Stderr)
@@ -85,6 +88,7 @@ func TestCLIUsageErrorWithJSONPrintsADocument(t *testing.T) {
 // TestCLIRefundTwiceAndCancelUnknown: a second 'escrow refund' said it
 // refunded again; 'jobs cancel nosuchjob' printed an internal message.
 func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.test.echo", "0.25", "--handler", "exec:cat")
 	h, r := hire(t, m.buyer, "--input-json", `{"a":1}`, "custom.test.echo")
@@ -122,6 +126,7 @@ func TestCLIRefundTwiceAndCancelUnknown(t *testing.T) {
 // and price empty after a seller accepted; 'jobs watch' piped printed a
 // progress line every second and bare "accepted " lines.
 func TestCLIJobHasOneStateEverywhere(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.test.slow", "0.01", "--handler", `exec:sh -c "cat >/dev/null; sleep 3; echo '{\"ok\": true}'"`)
 	m.sell(t, "custom.test.stuck", "0.02", "--handler", `exec:sh -c "cat >/dev/null; sleep 60"`)
@@ -182,6 +187,7 @@ func TestCLIJobHasOneStateEverywhere(t *testing.T) {
 // daemon's one-line JSON ready document, connects it to a peer without a
 // restart, and stops it with 'shutdown'.
 func TestCLIDaemonReadyLinePeersConnectAndShutdown(t *testing.T) {
+	t.Parallel()
 	a, b := initRepo(t), initRepo(t)
 	startDaemon(t, a)
 	cmd := exec.Command(binPath, "--repo", b, "daemon", "--json")
@@ -245,6 +251,7 @@ func TestCLIDaemonReadyLinePeersConnectAndShutdown(t *testing.T) {
 // a capability without a standard verifier said "a buyer would pay for
 // this output" although the hire ends delivered and waits the window.
 func TestCLISecondHourOfflineMessages(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "id", "12D3KooWEyHPHw5ACTZBayzh9yE1a4tzqGPpEFMdnaLE8oZpbHUa")
 	require.Equal(t, exitUsage, r.Code, r.Stderr)
@@ -261,6 +268,7 @@ func TestCLISecondHourOfflineMessages(t *testing.T) {
 // TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses: a client that wrote
 // its requests and closed stdin got no answer to them.
 func TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -285,6 +293,7 @@ func TestCLIMCPFinishesTheRequestsItReadWhenStdinCloses(t *testing.T) {
 // TestCLIJQFiltersEveryJSONDocument: --jq EXPR on a --json command prints
 // what the expression makes of the document, as gh does.
 func TestCLIJQFiltersEveryJSONDocument(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "wallet", "deposit", "--json", "--jq", ".balance.available", "2.5")
 	require.Equal(t, 0, r.Code, r.Stderr)

@@ -92,6 +92,7 @@ func nodeIDOf(t *testing.T, repo string) idJSON {
 // TestCLIEndToEndSellAndFind drives the real binary: init, two daemons,
 // sell add on one, find --json on the other.
 func TestCLIEndToEndSellAndFind(t *testing.T) {
+	t.Parallel()
 	seller, buyer := initRepo(t), initRepo(t)
 	startDaemon(t, seller)
 	sid := nodeIDOf(t, seller)
@@ -161,6 +162,7 @@ func pick(t *testing.T, doc, key string, i int, fields ...string) string {
 }
 
 func TestCLIBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	missing := filepath.Join(t.TempDir(), "nothing")
 	testCases := []struct {
@@ -205,6 +207,7 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 }
 
 func TestCLIOfflineCommandsWorkWithoutDaemon(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	worker := filepath.Join(t.TempDir(), "worker.py") // a handler's script must exist
 	require.NoError(t, os.WriteFile(worker, []byte("print('{}')\n"), 0o600))
@@ -232,6 +235,7 @@ func TestCLIOfflineCommandsWorkWithoutDaemon(t *testing.T) {
 // TestCLIRepoFlagAnywhere: --repo works before or after the command, and
 // $SWARMWAGE_REPO when neither is given.
 func TestCLIRepoFlagAnywhere(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "repo")
 	r := swarmwage(t, "init", "--repo", dir, "--network", "clitest")
 	require.Equal(t, 0, r.Code, r.Stderr)

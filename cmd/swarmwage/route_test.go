@@ -15,6 +15,7 @@ import (
 // --confirm, a tombstoned ID is served by its successor, and caps show
 // names the tombstone.
 func TestCLIRoutingPolicyExplainAndTombstone(t *testing.T) {
+	t.Parallel()
 	seller := initRepo(t)
 	startDaemon(t, seller)
 	sellerAddr := nodeIDOf(t, seller).Addrs[0]
@@ -105,6 +106,7 @@ require_confirmation = true`)
 // An invalid [[policy]] stops the daemon at start-up with exit 2 and names
 // the key.
 func TestCLIInvalidPolicyRefusedAtStartUp(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	setConfig(t, repo, "[[policy]]\ncapability = \"compute\"\nqos = \"P7\"")
 	r := swarmwage(t, "--repo", repo, "daemon")

@@ -25,6 +25,7 @@ func sandboxCLIIn(t *testing.T, limit time.Duration, stdin string, args ...strin
 }
 
 func TestSandboxRun(t *testing.T) {
+	t.Parallel()
 	// One repo for all cases: the first compiles the interpreter into
 	// <repo>/cache/wazero, the others load it from there.
 	repo := t.TempDir()
@@ -87,6 +88,7 @@ func TestSandboxRun(t *testing.T) {
 }
 
 func TestBenchSandboxJSON(t *testing.T) {
+	t.Parallel()
 	res := sandboxCLI(t, 5*time.Minute, "bench", "sandbox", "--n", "3", "--jobs", "6", "--rounds", "2", "--concurrency", "2", "--json")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	var doc map[string]any
@@ -124,6 +126,7 @@ func TestBenchSandboxJSON(t *testing.T) {
 }
 
 func TestBenchNeedsSubcommand(t *testing.T) {
+	t.Parallel()
 	res := swarmwage(t, "bench")
 	require.Equal(t, 2, res.Code)
 	require.Contains(t, res.Stderr, "sandbox")

@@ -25,6 +25,7 @@ const cliArticle = "The city council met on Tuesday to discuss the new park. Res
 // environment, and shows the attempt that failed the buyer's check and was
 // retried.
 func TestCLISellAddOpenAIAndSellTestShowsTheRetries(t *testing.T) {
+	t.Parallel()
 	const key = "sk-cli-secret-5150"
 	srv := openaitest.New(t)
 	srv.Key = key
@@ -108,6 +109,7 @@ func everythingServer(t *testing.T) string {
 // one listing per tool of a real MCP server; 'sell add --handler mcp:CMD
 // --tool NAME' sells one; 'sell test' runs them with the tools' schemas.
 func TestCLISellMCPTools(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "--from-mcp", server, "--prefix", "custom.everything.", "--json")

@@ -13,6 +13,7 @@ import (
 // sold by one node and hired by another returns the binding's JSON, and a
 // hostile input value reaches the program as one literal argument.
 func TestCLISkillCardSoldAndHiredOverLoopback(t *testing.T) {
+	t.Parallel()
 	// The card runs from a copy, so the test can see whether anything was
 	// created next to it.
 	dir := t.TempDir()
@@ -72,6 +73,7 @@ func TestCLISkillCardSoldAndHiredOverLoopback(t *testing.T) {
 }
 
 func TestCLISellSkillCardRejectsBadCards(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"name":"x"}`), 0o644))
@@ -89,6 +91,7 @@ func TestCLISellSkillCardRejectsBadCards(t *testing.T) {
 // TestCLIRiskTier3NeedsConfirm: hiring a risk tier 3 SkillCard is refused
 // (exit 2, nothing locked) unless confirmed.
 func TestCLIRiskTier3NeedsConfirm(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "custom.acme.risky-echo", "0.1", "--skillcard", filepath.Join("testdata", "risky-card", "risky-echo.v1.0.0.json"))
 

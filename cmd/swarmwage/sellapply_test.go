@@ -18,6 +18,7 @@ func swarmwageAt(t *testing.T, dir string, args ...string) cliResult {
 }
 
 func TestSellApplyStoresTheExampleSellerFile(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	repo := filepath.Join(t.TempDir(), "seller")
@@ -66,6 +67,7 @@ func TestSellApplyStoresTheExampleSellerFile(t *testing.T) {
 }
 
 func TestSellApplyNamesWhatIsWrong(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -129,6 +131,7 @@ func python3(t *testing.T) string {
 // nothing; without --prune a listing the file lacks is kept, with it the
 // listing is removed.
 func TestSellApplyDiffAndPrune(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.5", "compute.statistics.median")
 	require.Equal(t, 0, r.Code, r.Stderr)

@@ -14,6 +14,7 @@ import (
 // that does not exist and stores an absolute path, so a daemon started in
 // another directory runs the same program (issue 17).
 func TestCLISellAddResolvesExecPrograms(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "echo.sh"), []byte("#!/bin/sh\ncat\n"), 0o755))
@@ -43,6 +44,7 @@ func TestCLISellAddResolvesExecPrograms(t *testing.T) {
 // output as a buyer would, offline and through the daemon, with the exit
 // codes of 'verify'.
 func TestCLISellTest(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	for _, l := range [][]string{
 		{"--price", "0.01", "compute.statistics.mean"},

@@ -29,6 +29,7 @@ func writeCard(t *testing.T, dir, name string, mutate func(map[string]any)) stri
 }
 
 func TestSkillcardValidateExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeCard(t, dir, "apeclaw-nft-autobuy.v1.0.0.json", nil)
 	bad := writeCard(t, dir, "bad.json", func(d map[string]any) {
@@ -69,6 +70,7 @@ func TestSkillcardValidateExitCodes(t *testing.T) {
 }
 
 func TestSkillcardValidateJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := writeCard(t, dir, "bad.json", func(d map[string]any) { d["slug"] = "Bad Slug" })
 	r := swarmwage(t, "skillcard", "validate", "--json", bad)
@@ -94,6 +96,7 @@ func TestSkillcardValidateJSON(t *testing.T) {
 }
 
 func TestSkillcardValidateFileNameAgainstContent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Claims the convention with the wrong version: a problem.
 	wrong := writeCard(t, dir, "apeclaw-nft-autobuy.v2.0.0.json", nil)
@@ -109,6 +112,7 @@ func TestSkillcardValidateFileNameAgainstContent(t *testing.T) {
 }
 
 func TestSkillcardHash(t *testing.T) {
+	t.Parallel()
 	r := swarmwage(t, "skillcard", "hash", exampleCardPath)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, "contentHash 0x2c11b818bd95c5b0d4d5f8fa687578b13eb2eb80fba6b3e079adbb8444179efa\n"+
@@ -136,6 +140,7 @@ func TestSkillcardHash(t *testing.T) {
 }
 
 func TestSkillcardNewPrintsAValidCard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"skillcard", "new"}, {"skillcard", "new", "--name", "Weather Now", "--json"}} {
 		r := swarmwage(t, args...)
@@ -154,6 +159,7 @@ func TestSkillcardNewPrintsAValidCard(t *testing.T) {
 }
 
 func TestSkillcardSave(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	out := filepath.Join(t.TempDir(), "cards")
 	card := writeCard(t, src, "my card.json", nil)

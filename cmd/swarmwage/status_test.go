@@ -46,6 +46,7 @@ func status(t *testing.T, repo string) statusJSON {
 }
 
 func TestCLIStatusOfflineAndOnline(t *testing.T) {
+	t.Parallel()
 	repo := initRepo(t)
 	r := swarmwage(t, "--repo", repo, "sell", "add", "--price", "0.01", "compute.statistics.mean")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -88,6 +89,7 @@ func TestCLIStatusOfflineAndOnline(t *testing.T) {
 }
 
 func TestCLIBadP2PConfigExitsTwo(t *testing.T) {
+	t.Parallel()
 	testCases := []struct {
 		name, toml, want string
 	}{

@@ -42,6 +42,7 @@ func removeAll(t *testing.T, files []string) {
 // keeps answering reads, takes hires again once space is freed (no
 // restart), stops cleanly on a full disk, and offline reads work on it.
 func TestFullDiskNeverCrashesTheDaemonOrOfflineReads(t *testing.T) {
+	t.Parallel()
 	disk := nodetest.Tmpfs(t, 256<<20)
 	repo := filepath.Join(disk, "repo")
 	r := swarmwage(t, "--repo", repo, "init", "--network", "clitest", "--listen", "/ip4/127.0.0.1/tcp/0", "--api", "127.0.0.1:0")

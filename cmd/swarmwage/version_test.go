@@ -14,6 +14,7 @@ import (
 )
 
 func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
 	checkout := &debug.BuildInfo{
 		Main: debug.Module{Path: "github.com/swarmwage/swarmwage", Version: "(devel)"},
 		Settings: []debug.BuildSetting{
@@ -50,6 +51,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 // contract, 'version' and '--version' print the same line, and a release
 // build's -ldflags show up in both.
 func TestCLIVersion(t *testing.T) {
+	t.Parallel()
 	r := swarmwage(t, "version", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var fields map[string]string

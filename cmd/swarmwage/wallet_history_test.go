@@ -44,6 +44,7 @@ func walletHistoryOf(t *testing.T, repo string, args ...string) historyJSON {
 // TestCLIWalletHistory: spending and earnings per day and per capability,
 // through the daemon and offline.
 func TestCLIWalletHistory(t *testing.T) {
+	t.Parallel()
 	m := startMarket(t, "")
 	m.sell(t, "compute.statistics.mean", "0.01")
 	m.sell(t, "custom.test.fails", "0.02", "--handler", `exec:sh -c "exit 3"`)

@@ -30,6 +30,7 @@ func initRepoOn(t *testing.T, network string) string {
 }
 
 func TestWalletDepositAndBalance(t *testing.T) {
+	t.Parallel()
 	repo := initRepoOn(t, "clitest")
 	r := runWallet(t, "--repo", repo, "wallet", "balance", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -56,6 +57,7 @@ func TestWalletDepositAndBalance(t *testing.T) {
 }
 
 func TestWalletDepositRejects(t *testing.T) {
+	t.Parallel()
 	repo := initRepoOn(t, "clitest")
 	testCases := []struct {
 		name string
@@ -86,6 +88,7 @@ func TestWalletDepositRejects(t *testing.T) {
 
 // On the public network a deposit must say it is test credits.
 func TestWalletDepositOnAminoNeedsTestCreditsFlag(t *testing.T) {
+	t.Parallel()
 	repo := initRepoOn(t, "amino")
 	r := runWallet(t, "--repo", repo, "wallet", "deposit", "5")
 	require.Equal(t, exitUsage, r.Code)
@@ -96,6 +99,7 @@ func TestWalletDepositOnAminoNeedsTestCreditsFlag(t *testing.T) {
 }
 
 func TestEscrowListAndShow(t *testing.T) {
+	t.Parallel()
 	repo := initRepoOn(t, "clitest")
 	seller := lockSomething(t, repo)
 
@@ -185,6 +189,7 @@ func lockSomething(t *testing.T, dir string) peer.ID {
 
 // With a daemon running, the commands go through its control API.
 func TestWalletThroughDaemon(t *testing.T) {
+	t.Parallel()
 	repo := initRepoOn(t, "clitest")
 	startDaemon(t, repo)
 	r := runWallet(t, "--repo", repo, "wallet", "deposit", "2.5", "--json")
