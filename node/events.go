@@ -1,60 +1,33 @@
 package node
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 )
 
-// Event types of GET /v1/events.
+// Event types of GET /v1/events (controlapi's).
 const (
-	// EventJobCreated: a job this node bought or sold was recorded.
-	EventJobCreated = "job.created"
-	// EventJobUpdated: its record changed (delivered, verified, failed,
-	// rated).
-	EventJobUpdated = "job.updated"
-	// EventJobSettled: its escrow reached a final state.
-	EventJobSettled = "job.settled"
-	// EventResync tells a subscriber that it lost events (it read too
-	// slowly) and should read the lists again.
-	EventResync = "resync"
+	EventJobCreated = controlapi.EventJobCreated
+	EventJobUpdated = controlapi.EventJobUpdated
+	EventJobSettled = controlapi.EventJobSettled
+	EventResync     = controlapi.EventResync
 )
 
 const (
 	// eventBuffer is how many events wait for one slow subscriber before
 	// it loses some (and then gets a resync).
 	eventBuffer = 64
-	// maxEventSubscribers caps open event streams: each is one browser tab,
-	// and a node's loopback API has no business serving hundreds.
-	maxEventSubscribers = 32
-	// eventHeartbeat is how often an idle stream gets a comment line, so a
-	// dead reader is noticed (the write fails) and proxies keep it open.
-	eventHeartbeat = 15 * time.Second
-	// eventWriteTimeout bounds one write to a subscriber: a reader that
-	// stops reading is dropped instead of holding a goroutine forever.
-	eventWriteTimeout = 10 * time.Second
+	// maxEventSubscribers caps open event streams.
+	maxEventSubscribers = controlapi.MaxEventStreams
 )
 
-// Event is one event of GET /v1/events: a job this node bought or sold
-// changed. It says what changed; the job's full record is at
-// GET /v1/jobs/{id}.
-type Event struct {
-	Type       string `json:"type"`
-	JobID      string `json:"job_id,omitempty"`
-	Role       string `json:"role,omitempty"`
-	Capability string `json:"capability,omitempty"`
-	// Status is the job record's status (job.created, job.updated).
-	Status string `json:"status,omitempty"`
-	// State is the escrow state (job.settled).
-	State string    `json:"state,omitempty"`
-	Time  time.Time `json:"time"`
-}
+// Event is one event of GET /v1/events (controlapi.Event).
+type Event = controlapi.Event
 
 // eventBus fans job events out to the API's event streams. Publishing
 // never blocks: a subscriber that falls behind loses events and is told to
@@ -134,60 +107,7 @@ func (b *eventBus) settled(r escrow.Record) {
 	b.publish(Event{Type: EventJobSettled, JobID: r.JobID, Role: string(r.Role), Capability: r.Capability, State: string(r.State), Time: r.SettledAt})
 }
 
-// handleEvents streams job events as server-sent events (text/event-stream):
-// "event: job" lines carry an Event, "event: resync" says events were lost.
-// The stream ends when the client goes or the daemon stops.
-func (a *apiServer) handleEvents(w http.ResponseWriter, r *http.Request) {
-	sub, cancel, ok := a.n.events.subscribe()
-	if !ok {
-		apiError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many event streams are open (at most %d); close a dashboard tab", maxEventSubscribers))
-		return
-	}
-	defer cancel()
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	write := func(event string, v any) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-	// retry: how long the browser's EventSource waits before reconnecting.
-	_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-	if _, err := fmt.Fprint(w, "retry: 2000\n: connected\n\n"); err != nil || rc.Flush() != nil {
-		return
-	}
-	tick := time.NewTicker(eventHeartbeat)
-	defer tick.Stop()
-	for {
-		select {
-		case ev, open := <-sub.ch:
-			if !open {
-				return
-			}
-			if sub.lost.Swap(false) {
-				if write(EventResync, Event{Type: EventResync, Time: time.Now().UTC()}) != nil {
-					return
-				}
-			}
-			if write("job", ev) != nil {
-				return
-			}
-		case <-tick.C:
-			_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		}
-	}
+// stream is s as the control API's event stream.
+func (s *eventSub) stream(cancel func()) controlapi.EventStream {
+	return controlapi.EventStream{C: s.ch, Lost: func() bool { return s.lost.Swap(false) }, Cancel: cancel}
 }

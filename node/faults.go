@@ -3,9 +3,6 @@
 package node
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -15,6 +12,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/swarmwage/swarmwage/controlapi"
 )
 
 // The partition injector of the fault-injection suite (package faults),
@@ -25,17 +24,8 @@ import (
 // node's own code sees what a cut cable looks like: streams reset, dials
 // fail, and when the partition ends everything may reconnect.
 //
-// Control API (loopback, bearer token like every route):
-//
-//	POST /v1/debug/partition {"peer": "<peer ID>", "duration": "20s"}
-//	  -> 200 {"peer": "...", "until": "<RFC 3339 time>"}
-//
-// A duration of "0s" ends the partition at once; a new partition of the
-// same peer replaces the old one.
-
-// maxPartition bounds one partition: a typo must not cut a test's peers
-// apart for a day.
-const maxPartition = 10 * time.Minute
+// Its control API route, POST /v1/debug/partition, is in package
+// controlapi (Partitioner), which node meets with Node.Partition.
 
 // faultInjector partitions this node from peers. Safe for concurrent use;
 // the zero value partitions nobody.
@@ -96,43 +86,21 @@ func (f *faultInjector) InterceptUpgraded(c network.Conn) (bool, control.Disconn
 }
 
 // PartitionRequest is the body of POST /v1/debug/partition.
-type PartitionRequest struct {
-	Peer     string `json:"peer"`
-	Duration string `json:"duration"`
-}
+type PartitionRequest = controlapi.PartitionRequest
 
 // PartitionInfo is its answer.
-type PartitionInfo struct {
-	Peer  string    `json:"peer"`
-	Until time.Time `json:"until"`
-}
+type PartitionInfo = controlapi.PartitionInfo
 
-// registerFaults adds the injector's control API route.
-func (a *apiServer) registerFaults(mux *http.ServeMux) {
-	mux.HandleFunc("POST /v1/debug/partition", a.handlePartition)
-}
+var _ controlapi.Partitioner = (*Node)(nil)
 
-func (a *apiServer) handlePartition(w http.ResponseWriter, r *http.Request) {
-	var req PartitionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		apiError(w, http.StatusBadRequest, "decode partition request: "+err.Error())
-		return
-	}
-	p, err := peer.Decode(req.Peer)
-	if err != nil {
-		apiError(w, http.StatusBadRequest, fmt.Sprintf("peer %q: %v", req.Peer, err))
-		return
-	}
-	d, err := time.ParseDuration(req.Duration)
-	if err != nil || d < 0 || d > maxPartition {
-		apiError(w, http.StatusBadRequest, fmt.Sprintf("duration %q: want a duration from 0s (heal) to %s", req.Duration, maxPartition))
-		return
-	}
-	end := a.n.faults.partition(p, d)
+// Partition cuts this node off from p for d (0 heals): the route
+// POST /v1/debug/partition (controlapi.Partitioner).
+func (n *Node) Partition(p peer.ID, d time.Duration) time.Time {
+	end := n.faults.partition(p, d)
 	if d > 0 {
 		// Cut what is open now; the gater refuses what comes next.
-		_ = a.n.Host.Network().ClosePeer(p)
-		a.n.log.Warn("fault injected: partition", "remote_peer", p, "duration", d)
+		_ = n.Host.Network().ClosePeer(p)
+		n.log.Warn("fault injected: partition", "remote_peer", p, "duration", d)
 	}
-	apiJSON(w, PartitionInfo{Peer: p.String(), Until: end.UTC()})
+	return end
 }

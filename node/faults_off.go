@@ -2,11 +2,7 @@
 
 package node
 
-import (
-	"net/http"
-
-	"github.com/libp2p/go-libp2p"
-)
+import "github.com/libp2p/go-libp2p"
 
 // faultInjector is the no-op twin of the partition injector in faults.go,
 // which exists only under the build tag "failpoints": a release binary has
@@ -14,5 +10,3 @@ import (
 type faultInjector struct{}
 
 func (*faultInjector) hostOptions() []libp2p.Option { return nil }
-
-func (*apiServer) registerFaults(*http.ServeMux) {}

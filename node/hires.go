@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -18,7 +17,7 @@ import (
 
 // ErrNotRunning is returned when a job is not one this daemon is hiring
 // now.
-var ErrNotRunning = errors.New("no hire of that job runs in this daemon")
+var ErrNotRunning = controlapi.ErrNotRunning
 
 // detachWait bounds how long a detached hire waits for a seller to accept
 // the job before it answers anyway.

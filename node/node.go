@@ -2,8 +2,8 @@
 // starts and stops the parts (the repo directory with config, identity and
 // lock; the libp2p host of package node/p2p; the Badger database of package
 // node/storage; the capability DHT, the escrow and the market) and serves
-// the local control API, whose documents and client are package
-// controlapi.
+// the local control API of package controlapi with itself as its backend
+// (controlapi.Backend, met in controlapi.go).
 //
 // Repo layout:
 //
@@ -372,7 +372,7 @@ func (n *Node) APIURL() string {
 	if n.api == nil {
 		return ""
 	}
-	return n.api.url
+	return n.api.url()
 }
 
 // Close stops everything in reverse order and releases the repo. It is

@@ -2,10 +2,8 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 
 	"github.com/swarmwage/swarmwage/controlapi"
@@ -51,18 +49,4 @@ func (l *Local) TestListing(ctx context.Context, req controlapi.TestListingReque
 	runners := map[string]market.Runner{market.HandlerOpenAI: openai.New(openai.Options{}), market.HandlerMCP: mcp, market.HandlerMCPHTTP: mcp}
 	res, err := market.TestOfferWith(ctx, o, req.Input, reg, nil, runners)
 	return res, errors.Join(testErr(err), sb.close(), mcp.Close())
-}
-
-func (a *apiServer) handleTestListing(w http.ResponseWriter, r *http.Request) {
-	var req controlapi.TestListingRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		apiError(w, http.StatusBadRequest, "decode test request: "+err.Error())
-		return
-	}
-	res, err := a.n.TestListing(r.Context(), req)
-	if err != nil {
-		apiFail(w, err)
-		return
-	}
-	apiJSON(w, res)
 }

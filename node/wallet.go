@@ -2,10 +2,8 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
 	"strings"
 	"time"
 
@@ -14,7 +12,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 )
 
-// The wallet on every rail: GET /v1/wallet (wallet balance), POST
+// The wallet on every rail, behind GET /v1/wallet (wallet balance), POST
 // /v1/wallet/deposit, POST /v1/wallet/withdraw, GET /v1/wallet/address.
 // The same functions serve the daemon's API and the CLI offline.
 
@@ -23,7 +21,7 @@ import (
 const walletTimeout = 5 * time.Minute
 
 // ErrNoRailAddress: the node settles in credits, which have no address.
-var ErrNoRailAddress = errors.New("this node settles in credits, which have no address and cannot be withdrawn; create a node with 'swarmwage init --settlement evm' to use the evm rail")
+var ErrNoRailAddress = controlapi.ErrNoRailAddress
 
 // Wallet describes the wallet of a node with escrow esc and rail s (nil
 // on credits). A chain that cannot be read leaves the chain figures out
@@ -100,33 +98,4 @@ func WithdrawEVM(ctx context.Context, s *evm.Settler) (controlapi.WithdrawInfo, 
 		return info, fmt.Errorf("withdraw (%s withdrawn before the error): %w", info.Withdrawn, err)
 	}
 	return info, nil
-}
-
-// walletStatus maps a wallet error to a control API status.
-func walletStatus(err error) int {
-	switch {
-	case errors.Is(err, ErrNoRailAddress), errors.Is(err, escrow.ErrInsufficientFunds), errors.Is(err, escrow.ErrNotCovered),
-		errors.Is(err, escrow.ErrWrongAmount), errors.Is(err, controlapi.ErrBadRequest):
-		return http.StatusBadRequest
-	case errors.Is(err, escrow.ErrRailUnavailable):
-		return http.StatusServiceUnavailable
-	}
-	return statusOf(err)
-}
-
-func (a *apiServer) handleWalletAddress(w http.ResponseWriter, r *http.Request) {
-	if a.n.Settler == nil {
-		apiError(w, http.StatusBadRequest, ErrNoRailAddress.Error())
-		return
-	}
-	apiJSON(w, controlapi.AddressInfo{Address: a.n.Settler.Address()})
-}
-
-func (a *apiServer) handleWithdraw(w http.ResponseWriter, r *http.Request) {
-	info, err := WithdrawEVM(r.Context(), a.n.Settler)
-	if err != nil {
-		apiError(w, walletStatus(err), err.Error())
-		return
-	}
-	apiJSON(w, info)
 }

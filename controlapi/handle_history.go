@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 // since then, per day (the daemon's local calendar days) and per
 // capability ('swarmwage wallet history').
 
-func (a *apiServer) handleHistory(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	var since time.Time
 	if s := r.URL.Query().Get("since"); s != "" {
 		t, err := time.Parse(time.RFC3339Nano, s)
@@ -19,7 +19,7 @@ func (a *apiServer) handleHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		since = t
 	}
-	h, err := a.n.Escrow.History(r.Context(), since, time.Local)
+	h, err := s.b.History(r.Context(), since, time.Local)
 	if err != nil {
 		apiFail(w, err)
 		return

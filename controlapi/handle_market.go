@@ -1,4 +1,4 @@
-package node
+package controlapi
 
 import (
 	"encoding/json"
@@ -6,34 +6,33 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/swarmwage/swarmwage/controlapi"
 	"github.com/swarmwage/swarmwage/escrow"
 	"github.com/swarmwage/swarmwage/market"
 )
 
 // Control API routes of the wallet, escrow, hires and jobs.
 
-func (a *apiServer) registerMarket(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/wallet", a.handleBalance)
-	mux.HandleFunc("POST /v1/wallet/deposit", a.handleDeposit)
-	mux.HandleFunc("POST /v1/wallet/withdraw", a.handleWithdraw)
-	mux.HandleFunc("GET /v1/wallet/address", a.handleWalletAddress)
-	mux.HandleFunc("GET /v1/wallet/spent", a.handleSpent)
-	mux.HandleFunc("GET /v1/wallet/history", a.handleHistory)
-	mux.HandleFunc("GET /v1/escrow", a.handleEscrowList)
-	mux.HandleFunc("GET /v1/escrow/{id}", a.handleEscrowGet)
-	mux.HandleFunc("POST /v1/escrow/{id}/refund", a.handleEscrowRefund)
-	mux.HandleFunc("GET /v1/escrow/{id}/evidence", a.handleEscrowEvidence)
-	mux.HandleFunc("POST /v1/hire", a.handleHire)
-	mux.HandleFunc("GET /v1/jobs", a.handleJobs)
-	mux.HandleFunc("GET /v1/jobs/{id}", a.handleJob)
-	mux.HandleFunc("POST /v1/jobs/{id}/rate", a.handleRate)
-	mux.HandleFunc("GET /v1/jobs/{id}/events", a.handleJobEvents)
-	mux.HandleFunc("POST /v1/jobs/{id}/cancel", a.handleJobCancel)
+func (s *Server) registerMarket(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/wallet", s.handleBalance)
+	mux.HandleFunc("POST /v1/wallet/deposit", s.handleDeposit)
+	mux.HandleFunc("POST /v1/wallet/withdraw", s.handleWithdraw)
+	mux.HandleFunc("GET /v1/wallet/address", s.handleWalletAddress)
+	mux.HandleFunc("GET /v1/wallet/spent", s.handleSpent)
+	mux.HandleFunc("GET /v1/wallet/history", s.handleHistory)
+	mux.HandleFunc("GET /v1/escrow", s.handleEscrowList)
+	mux.HandleFunc("GET /v1/escrow/{id}", s.handleEscrowGet)
+	mux.HandleFunc("POST /v1/escrow/{id}/refund", s.handleEscrowRefund)
+	mux.HandleFunc("GET /v1/escrow/{id}/evidence", s.handleEscrowEvidence)
+	mux.HandleFunc("POST /v1/hire", s.handleHire)
+	mux.HandleFunc("GET /v1/jobs", s.handleJobs)
+	mux.HandleFunc("GET /v1/jobs/{id}", s.handleJob)
+	mux.HandleFunc("POST /v1/jobs/{id}/rate", s.handleRate)
+	mux.HandleFunc("GET /v1/jobs/{id}/events", s.handleJobEvents)
+	mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.handleJobCancel)
 }
 
-func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
-	b, err := Wallet(r.Context(), a.n.Escrow, a.n.Settler)
+func (s *Server) handleBalance(w http.ResponseWriter, r *http.Request) {
+	b, err := s.b.Wallet(r.Context())
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -41,19 +40,19 @@ func (a *apiServer) handleBalance(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, b)
 }
 
-func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
-	var req controlapi.DepositRequest
+func (s *Server) handleDeposit(w http.ResponseWriter, r *http.Request) {
+	var req DepositRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode deposit: "+err.Error())
 		return
 	}
-	if a.n.Settler != nil {
+	if s.b.OnChain() {
 		amount, err := escrow.ParseAmount(req.Amount)
 		if err != nil || amount <= 0 {
 			apiError(w, http.StatusBadRequest, fmt.Sprintf("amount %q: want a positive decimal such as 10 or 0.5", req.Amount))
 			return
 		}
-		b, err := DepositEVM(r.Context(), a.n.Escrow, a.n.Settler, amount)
+		b, err := s.b.DepositChain(r.Context(), amount)
 		if err != nil {
 			apiError(w, walletStatus(err), err.Error())
 			return
@@ -61,7 +60,7 @@ func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
 		apiJSON(w, b)
 		return
 	}
-	b, err := Deposit(r.Context(), a.n.Escrow, a.n.Config.Network, req)
+	b, err := s.b.DepositCredits(r.Context(), req)
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -69,9 +68,9 @@ func (a *apiServer) handleDeposit(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, b)
 }
 
-func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleSpent(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	info := controlapi.SpentInfo{Scope: q.Get("scope")}
+	info := SpentInfo{Scope: q.Get("scope")}
 	if s := q.Get("since"); s != "" {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
@@ -80,7 +79,7 @@ func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
 		}
 		info.Since = t
 	}
-	spent, err := a.n.Escrow.Spent(r.Context(), info.Scope, info.Since)
+	spent, err := s.b.Spent(r.Context(), info.Scope, info.Since)
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -90,14 +89,14 @@ func (a *apiServer) handleSpent(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleEscrowList answers one page: ?role=&state=&limit=&cursor=.
-func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := escrow.Filter{Role: escrow.Role(q.Get("role")), State: escrow.State(q.Get("state"))}
 	if f.Role != "" && f.Role != escrow.RoleBuyer && f.Role != escrow.RoleSeller {
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", f.Role))
 		return
 	}
-	limit, after, err := controlapi.ListQuery(q)
+	limit, after, err := ListQuery(q)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
@@ -106,21 +105,21 @@ func (a *apiServer) handleEscrowList(w http.ResponseWriter, r *http.Request) {
 		f.After = &escrow.Position{CreatedAt: after.CreatedAt, JobID: after.JobID, Role: escrow.Role(after.Role)}
 	}
 	f.Limit = limit + 1 // one more says whether there is a next page
-	recs, err := a.n.Escrow.List(r.Context(), f)
+	recs, err := s.b.Escrows(r.Context(), f)
 	if err != nil {
 		apiFail(w, err)
 		return
 	}
-	n, more := controlapi.PageCut(recs, limit, controlapi.MaxListBytes)
-	out := controlapi.EscrowsInfo{Escrows: append([]escrow.Record{}, recs[:n]...)}
+	n, more := PageCut(recs, limit, MaxListBytes)
+	out := EscrowsInfo{Escrows: append([]escrow.Record{}, recs[:n]...)}
 	if more {
-		out.NextCursor = controlapi.EscrowCursor(recs[n-1])
+		out.NextCursor = EscrowCursor(recs[n-1])
 	}
 	apiJSON(w, out)
 }
 
-func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
-	rc, err := a.n.Escrow.Evidence(r.Context(), r.PathValue("id"))
+func (s *Server) handleEscrowEvidence(w http.ResponseWriter, r *http.Request) {
+	rc, err := s.b.Evidence(r.Context(), r.PathValue("id"))
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -128,8 +127,8 @@ func (a *apiServer) handleEscrowEvidence(w http.ResponseWriter, r *http.Request)
 	apiJSON(w, rc)
 }
 
-func (a *apiServer) handleEscrowGet(w http.ResponseWriter, r *http.Request) {
-	rec, err := a.n.Escrow.Get(r.Context(), r.PathValue("id"))
+func (s *Server) handleEscrowGet(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.b.EscrowRecord(r.Context(), r.PathValue("id"))
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -137,13 +136,13 @@ func (a *apiServer) handleEscrowGet(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, rec)
 }
 
-func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
-	var req controlapi.RefundRequest
+func (s *Server) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
+	var req RefundRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Reason == "" {
 		apiError(w, http.StatusBadRequest, "a refund needs a reason")
 		return
 	}
-	rec, err := a.n.Market.RefundDelivered(r.Context(), r.PathValue("id"), req.Reason)
+	rec, err := s.b.RefundDelivered(r.Context(), r.PathValue("id"), req.Reason)
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -152,14 +151,14 @@ func (a *apiServer) handleEscrowRefund(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleJobs answers one page of job summaries: ?role=&limit=&cursor=.
-func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	role := q.Get("role")
 	if role != "" && role != market.RoleBuyer && role != market.RoleSeller {
 		apiError(w, http.StatusBadRequest, fmt.Sprintf("role %q: want buyer or seller", role))
 		return
 	}
-	limit, after, err := controlapi.ListQuery(q)
+	limit, after, err := ListQuery(q)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
@@ -168,21 +167,21 @@ func (a *apiServer) handleJobs(w http.ResponseWriter, r *http.Request) {
 	if after != nil {
 		mq.After = &market.JobPosition{CreatedAt: after.CreatedAt, Role: after.Role, JobID: after.JobID}
 	}
-	jobs, err := a.n.Market.JobsPage(r.Context(), mq)
+	jobs, err := s.b.JobsPage(r.Context(), mq)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	n, more := controlapi.PageCut(jobs, limit, controlapi.MaxListBytes)
-	out := controlapi.JobsInfo{Jobs: append([]market.JobRecord{}, jobs[:n]...)}
+	n, more := PageCut(jobs, limit, MaxListBytes)
+	out := JobsInfo{Jobs: append([]market.JobRecord{}, jobs[:n]...)}
 	if more {
-		out.NextCursor = controlapi.JobCursor(jobs[n-1])
+		out.NextCursor = JobCursor(jobs[n-1])
 	}
 	apiJSON(w, out)
 }
 
-func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {
-	job, err := a.n.Market.Job(r.Context(), r.PathValue("id"))
+func (s *Server) handleJob(w http.ResponseWriter, r *http.Request) {
+	job, err := s.b.Job(r.Context(), r.PathValue("id"))
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -190,13 +189,13 @@ func (a *apiServer) handleJob(w http.ResponseWriter, r *http.Request) {
 	apiJSON(w, job)
 }
 
-func (a *apiServer) handleRate(w http.ResponseWriter, r *http.Request) {
-	var req controlapi.RateRequest
+func (s *Server) handleRate(w http.ResponseWriter, r *http.Request) {
+	var req RateRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode rating: "+err.Error())
 		return
 	}
-	job, err := a.n.Market.Rate(r.Context(), r.PathValue("id"), req.Rating)
+	job, err := s.b.Rate(r.Context(), r.PathValue("id"), req.Rating)
 	if err != nil {
 		apiFail(w, err)
 		return
@@ -206,8 +205,8 @@ func (a *apiServer) handleRate(w http.ResponseWriter, r *http.Request) {
 
 // handleHire runs a hire and streams its events as NDJSON, ending with one
 // "done" event that carries the result.
-func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
-	var req controlapi.HireRequest
+func (s *Server) handleHire(w http.ResponseWriter, r *http.Request) {
+	var req HireRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		apiError(w, http.StatusBadRequest, "decode hire request: "+err.Error())
 		return
@@ -218,7 +217,7 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Detach {
-		apiJSON(w, a.n.Detach(mreq))
+		apiJSON(w, s.b.Detach(mreq))
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -233,18 +232,18 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 		default: // a slow reader loses progress lines, never the result
 		}
 	}
-	done := make(chan controlapi.HireInfo, 1)
-	go func() { done <- a.n.runHire(r.Context(), mreq, progress) }()
+	done := make(chan HireInfo, 1)
+	go func() { done <- s.b.RunHire(r.Context(), mreq, progress) }()
 	for {
 		select {
 		case ev := <-events:
-			_ = enc.Encode(controlapi.HireEvent{Event: ev})
+			_ = enc.Encode(HireEvent{Event: ev})
 			_ = rc.Flush()
 		case res := <-done:
 			for len(events) > 0 {
-				_ = enc.Encode(controlapi.HireEvent{Event: <-events})
+				_ = enc.Encode(HireEvent{Event: <-events})
 			}
-			_ = enc.Encode(controlapi.HireEvent{Event: market.Event{Type: controlapi.EventDone, JobID: res.JobID}, Result: &res})
+			_ = enc.Encode(HireEvent{Event: market.Event{Type: EventDone, JobID: res.JobID}, Result: &res})
 			_ = rc.Flush()
 			return
 		}
@@ -254,24 +253,12 @@ func (a *apiServer) handleHire(w http.ResponseWriter, r *http.Request) {
 // handleJobEvents streams a bought job's events as NDJSON: the history so
 // far, then, while the hire runs in this daemon, each new event; the last
 // line is a "done" event with the result.
-func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("id")
-	var (
-		past []controlapi.HireEvent
-		live <-chan controlapi.HireEvent
-		res  *controlapi.HireInfo
-	)
-	if l := a.n.hires.get(jobID); l != nil {
-		past, live, res = l.watch()
-	} else {
-		rec, err := a.n.Market.Job(r.Context(), jobID)
-		if err != nil {
-			apiFail(w, err)
-			return
-		}
-		for _, ev := range rec.Events {
-			past = append(past, controlapi.HireEvent{Event: market.Event{Type: ev.Type, JobID: jobID, Message: ev.Message, ElapsedMS: ev.ElapsedMS}})
-		}
+	past, live, res, err := s.b.WatchJob(r.Context(), jobID)
+	if err != nil {
+		apiFail(w, err)
+		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
@@ -290,7 +277,7 @@ func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			_ = enc.Encode(ev)
 			_ = rc.Flush()
-			if ev.Type == controlapi.EventDone {
+			if ev.Type == EventDone {
 				return
 			}
 		case <-r.Context().Done():
@@ -298,21 +285,39 @@ func (a *apiServer) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if res == nil {
-		info, err := a.n.jobResult(r.Context(), jobID)
+		info, err := s.b.JobResult(r.Context(), jobID)
 		if err != nil {
 			return
 		}
 		res = &info
 	}
-	_ = enc.Encode(controlapi.HireEvent{Event: market.Event{Type: controlapi.EventDone, JobID: jobID}, Result: res})
+	_ = enc.Encode(HireEvent{Event: market.Event{Type: EventDone, JobID: jobID}, Result: res})
 }
 
 // handleJobCancel cancels a bought job not yet delivered and refunds it.
-func (a *apiServer) handleJobCancel(w http.ResponseWriter, r *http.Request) {
-	rec, err := a.n.CancelJob(r.Context(), r.PathValue("id"))
+func (s *Server) handleJobCancel(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.b.CancelJob(r.Context(), r.PathValue("id"))
 	if err != nil {
 		apiFail(w, err)
 		return
 	}
 	apiJSON(w, rec)
+}
+
+func (s *Server) handleWalletAddress(w http.ResponseWriter, r *http.Request) {
+	addr, err := s.b.Address()
+	if err != nil {
+		apiError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	apiJSON(w, AddressInfo{Address: addr})
+}
+
+func (s *Server) handleWithdraw(w http.ResponseWriter, r *http.Request) {
+	info, err := s.b.Withdraw(r.Context())
+	if err != nil {
+		apiError(w, walletStatus(err), err.Error())
+		return
+	}
+	apiJSON(w, info)
 }
