@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmwage/swarmwage/internal/npmci"
 )
 
 // inspectorVersion is the external MCP client the tests drive: the MCP
@@ -22,49 +23,15 @@ const inspectorVersion = "@modelcontextprotocol/inspector@0.20.0"
 
 // installInspector returns testdata/inspector, where npm ci installs the
 // inspector from the lock file when it is missing (node_modules is
-// gitignored), so only a checkout's first run waits for the registry. It
-// skips the test only when npm is missing or the registry cannot be
-// reached.
+// gitignored), so only a checkout's first run waits for the registry.
 func installInspector(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("testdata", "inspector"))
 	require.NoError(t, err)
-	// npm writes node_modules/.package-lock.json last, once the install is
-	// whole.
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil {
-		return dir
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("skipped: npm is not on PATH, so the external MCP client (" + inspectorVersion + ") cannot be installed")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		msg := out.String()
-		for _, netErr := range []string{"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "network", "proxy"} {
-			if strings.Contains(msg, netErr) || ctx.Err() != nil {
-				t.Skipf("skipped: npm could not reach the registry to install %s (%v): %s", inspectorVersion, err, lastLines(msg, 5))
-			}
-		}
-		t.Fatalf("npm ci %s in %s: %v\n%s", inspectorVersion, dir, err, msg)
-	}
+	require.NoError(t, npmci.Install(dir, "@modelcontextprotocol/inspector/package.json"), "installing %s", inspectorVersion)
 	return dir
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// inspector runs the inspector's CLI mode against 'swarmwage --repo repo
-// mcp' with the given inspector arguments and decodes its JSON answer.
 func inspector(t *testing.T, npmDir, repo string, args ...string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmwage/swarmwage/internal/npmci"
 	"github.com/swarmwage/swarmwage/market/handler/openai/openaitest"
 )
 
@@ -96,12 +96,7 @@ func everythingServer(t *testing.T) string {
 	dir, err := filepath.Abs("../../market/handler/mcp/testdata")
 	require.NoError(t, err)
 	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "npm ci: %s", out)
-	}
+	require.NoError(t, npmci.Install(dir, "@modelcontextprotocol/server-everything/dist/index.js"))
 	return "node " + script + " stdio"
 }
 

@@ -7,12 +7,9 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +23,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
 	"github.com/swarmwage/swarmwage/gateway/x402"
+	"github.com/swarmwage/swarmwage/internal/npmci"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/node"
 	"github.com/swarmwage/swarmwage/node/nodetest"
@@ -43,32 +41,13 @@ const (
 	fee       = 50
 )
 
-var installMu sync.Mutex
-
-// clientDir installs the pinned client with npm ci when node_modules is
-// missing and returns testdata/.
+// clientDir installs the pinned client (npm ci) when node_modules lacks
+// it and returns testdata/.
 func clientDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.Abs("testdata")
 	require.NoError(t, err)
-	installMu.Lock()
-	defer installMu.Unlock()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@x402", "fetch", "package.json")); err == nil {
-		return dir
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	require.NoError(t, err)
-	defer lock.Close()
-	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@x402", "fetch", "package.json")); err == nil {
-		return dir
-	}
-	npm, err := exec.LookPath("npm")
-	require.NoError(t, err, "the x402 client tests need Node.js and npm (apt-get install nodejs npm)")
-	cmd := exec.Command(npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "npm ci in %s:\n%s", dir, out)
+	require.NoError(t, npmci.Install(dir, "@x402/fetch/package.json", "@x402/evm/package.json", "viem/package.json"))
 	return dir
 }
 

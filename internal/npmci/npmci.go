@@ -18,8 +18,11 @@ import (
 var mu sync.Mutex // one npm ci at a time inside a test binary
 
 // Install makes sure that dir/node_modules holds what dir/package-lock.json
-// pins, checked by the presence of want (paths under dir/node_modules), and
-// runs 'npm ci --ignore-scripts' in dir otherwise.
+// pins, checked by the presence of want (paths under dir/node_modules) and
+// of the lock file npm writes last (node_modules/.package-lock.json), and
+// runs 'npm ci --ignore-scripts' in dir otherwise. The last file matters:
+// a test that only looked for one package saw it while another process's
+// npm ci was still unpacking the rest, and ran node on half a tree.
 func Install(dir string, want ...string) error {
 	mu.Lock()
 	defer mu.Unlock()
@@ -57,8 +60,11 @@ func Install(dir string, want ...string) error {
 	return nil
 }
 
+// doneMarker is the hidden lock file npm writes once an install is whole.
+const doneMarker = ".package-lock.json"
+
 func present(dir string, want []string) bool {
-	for _, w := range want {
+	for _, w := range append([]string{doneMarker}, want...) {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", w)); errors.Is(err, fs.ErrNotExist) || err != nil {
 			return false
 		}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/swarmwage/swarmwage/internal/npmci"
 	"github.com/swarmwage/swarmwage/market"
 	"github.com/swarmwage/swarmwage/market/handler/mcp"
 )
@@ -31,8 +31,6 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
 }
 
-var npmOnce sync.Once
-
 // everything is the command of npm's @modelcontextprotocol/server-everything,
 // installed from testdata/package-lock.json (npm ci) when it is missing,
 // with a marker argument (ignored by the server) that finds its process.
@@ -41,15 +39,7 @@ func everything(t *testing.T) (argv []string, marker string) {
 	dir, err := filepath.Abs("testdata")
 	require.NoError(t, err)
 	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	npmOnce.Do(func() {
-		if _, err := os.Stat(script); err == nil {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "npm ci in %s: %s", dir, out)
-	})
+	require.NoError(t, npmci.Install(dir, "@modelcontextprotocol/server-everything/dist/index.js"))
 	require.FileExists(t, script)
 	nodeBin, err := exec.LookPath("node")
 	require.NoError(t, err, "the test needs node (apt-get install nodejs)")
