@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAPIDocListsEveryRoute: every route node registers on its control API
-// mux (HandleFunc("METHOD /path", ...) in node and node/ui) is in
+// TestAPIDocListsEveryRoute: every route registered on the control API
+// mux (HandleFunc("METHOD /path", ...) in controlapi, node and node/ui) is in
 // docs/api.md, so the document cannot fall behind the code.
 func TestAPIDocListsEveryRoute(t *testing.T) {
 	doc, err := os.ReadFile("api.md")
 	require.NoError(t, err)
 	route := regexp.MustCompile(`HandleFunc\("([A-Z]+ /[^"]*)"`)
 	var files []string
-	for _, dir := range []string{"../node", "../node/ui"} {
+	for _, dir := range []string{"../controlapi", "../node", "../node/ui"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
 		files = append(files, m...)
