@@ -105,7 +105,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, req rpcRequ
 		writeRPC(w, req.ID, nil, toRPCError(err))
 		return
 	}
-	lt, err := s.tasks.start(*p.Message, spec)
+	lt, err := s.tasks.start(*p.Message, spec, nil)
 	if err != nil {
 		writeRPC(w, req.ID, nil, toRPCError(err))
 		return
@@ -140,12 +140,28 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, req rpcRe
 		writeRPC(w, req.ID, nil, toRPCError(err))
 		return
 	}
-	lt, err := s.tasks.start(*p.Message, spec)
+	var sub *subscription
+	lt, err := s.tasks.start(*p.Message, spec, func(id string) {
+		sub = new(subscription)
+		sub.rec, sub.events, sub.unsub, sub.err = s.tasks.subscribe(r.Context(), id)
+	})
 	if err != nil {
+		if sub != nil && sub.err == nil {
+			sub.unsub()
+		}
 		writeRPC(w, req.ID, nil, toRPCError(err))
 		return
 	}
-	s.stream(w, r, req.ID, lt.rec.Task.ID)
+	s.stream(w, r, req.ID, lt.rec.Task.ID, sub)
+}
+
+// subscription is a task's stream subscribed to before its hire started
+// (taskManager.subscribe's results).
+type subscription struct {
+	rec    TaskRecord
+	events <-chan StreamResponse
+	unsub  func()
+	err    error
 }
 
 // subscribeTask streams the rest of a running task.
@@ -164,16 +180,20 @@ func (s *Server) subscribeTask(w http.ResponseWriter, r *http.Request, req rpcRe
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeUnsupportedOp, Message: fmt.Sprintf("task %s is %s: there is nothing left to stream; GetTask returns it", rec.Task.ID, rec.Task.Status.State)})
 		return
 	}
-	s.stream(w, r, req.ID, p.ID)
+	s.stream(w, r, req.ID, p.ID, nil)
 }
 
 // stream writes the task of id and then each of its events as SSE, each a
 // JSON-RPC response to id, until the task ends or the client leaves. The
 // last event is the task's terminal status.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, id string) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, id string, pre *subscription) {
 	ctx, cancel := context.WithTimeout(r.Context(), hireWait)
 	defer cancel()
-	rec, events, unsub, err := s.tasks.subscribe(ctx, id)
+	if pre == nil {
+		pre = new(subscription)
+		pre.rec, pre.events, pre.unsub, pre.err = s.tasks.subscribe(ctx, id)
+	}
+	rec, events, unsub, err := pre.rec, pre.events, pre.unsub, pre.err
 	if err != nil {
 		writeRPC(w, rpcID, nil, toRPCError(err))
 		return

@@ -116,7 +116,7 @@ func randomID() string {
 // start creates the task of a message that asks to hire spec and starts
 // its hire. A message refused by a cap becomes a REJECTED task, so the
 // client sees why in the task like any other outcome.
-func (m *taskManager) start(msg Message, spec hireSpec) (*liveTask, error) {
+func (m *taskManager) start(msg Message, spec hireSpec, onLive func(id string)) (*liveTask, error) {
 	if m.ctx.Err() != nil {
 		return nil, errors.New("the gateway is shutting down")
 	}
@@ -156,6 +156,11 @@ func (m *taskManager) start(msg Message, spec hireSpec) (*liveTask, error) {
 	m.mu.Lock()
 	m.live[id] = lt
 	m.mu.Unlock()
+	if onLive != nil {
+		// Before the hire starts: a stream that subscribes here sees the
+		// task as submitted, then every step.
+		onLive(id)
+	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
