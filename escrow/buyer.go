@@ -31,6 +31,9 @@ type LockParams struct {
 	// SellerAddress is the seller's payout address on the escrow's rail,
 	// from its signed listing. Required on a rail, ignored on credits.
 	SellerAddress string
+	// Also is written with a new lock, in its transaction (not when the
+	// job ID was locked before).
+	Also Also
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -73,8 +76,9 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
 	}
 	var out *Lock
-	err = e.update(ctx, func(txn *tx) error {
-		out = nil
+	fresh := false
+	err = e.update(ctx, withAlso(func(txn *tx) error {
+		out, fresh = nil, false
 		_, err := loadRecord(txn, RoleBuyer, l.JobID)
 		if err == nil {
 			stored, err := loadLock(txn, l.JobID, RoleBuyer)
@@ -121,9 +125,9 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 		if err := putReceipt(txn, l.JobID, RoleBuyer, receiptLock, l); err != nil {
 			return err
 		}
-		out = l
+		out, fresh = l, true
 		return saveRecord(txn, nil, rec)
-	})
+	}, func() bool { return fresh }, alsoOf(p.Also)))
 	if err != nil {
 		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
 	}
@@ -330,8 +334,11 @@ func sameDelivery(txn *tx, d *Delivery, role Role, otherwise error) error {
 // -> paid. It returns the signed release to send to the seller. Releasing a
 // released job returns the stored settle and nil; a locked job (nothing
 // delivered) fails with ErrBadState, a refunded one with ErrAlreadySettled.
-func (e *Escrow) Release(ctx context.Context, jobID string) (*Settle, error) {
-	return e.settle(ctx, jobID, DecisionRelease, "", nil, "")
+//
+// also is written in the release's transaction, also when the job was
+// released before.
+func (e *Escrow) Release(ctx context.Context, jobID string, also ...Also) (*Settle, error) {
+	return e.settle(ctx, jobID, DecisionRelease, "", nil, "", also...)
 }
 
 // Refund returns the hold of a job to the available balance: locked or
@@ -340,14 +347,17 @@ func (e *Escrow) Release(ctx context.Context, jobID string) (*Settle, error) {
 // refunded inside its verification window (ErrBadState after: the hold
 // auto-releases). Refunding a refunded job returns the stored settle and
 // nil; a released one fails with ErrAlreadySettled.
-func (e *Escrow) Refund(ctx context.Context, jobID, reason string, failedChecks []string) (*Settle, error) {
-	return e.settle(ctx, jobID, DecisionRefund, reason, failedChecks, "")
+//
+// also is written in the refund's transaction, also when the job was
+// refunded before.
+func (e *Escrow) Refund(ctx context.Context, jobID, reason string, failedChecks []string, also ...Also) (*Settle, error) {
+	return e.settle(ctx, jobID, DecisionRefund, reason, failedChecks, "", also...)
 }
 
 // settle is Release and Refund. The buyer's timers call it with auto set to
 // the state the timer fired for: then it settles only if the job is still
 // in that state and due, and returns a nil settle otherwise.
-func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, checks []string, auto State) (*Settle, error) {
+func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, checks []string, auto State, also ...Also) (*Settle, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -362,7 +372,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	var out *Settle
 	var terms *LockTerms
 	changed := false
-	err = e.update(ctx, func(txn *tx) error {
+	err = e.update(ctx, withAlso(func(txn *tx) error {
 		out, changed, terms = nil, false, nil
 		prev, err := loadRecord(txn, RoleBuyer, jobID)
 		if errors.Is(err, ErrNotFound) {
@@ -440,7 +450,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 		}
 		out, changed = s, true
 		return saveRecord(txn, prev, &rec)
-	})
+	}, func() bool { return out != nil }, also))
 	if err != nil {
 		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
 	}
@@ -513,12 +523,15 @@ func lockTerms(txn *tx, jobID string, role Role) (*LockTerms, error) {
 // the window ends, unless the buyer refunds first. Accepting an accepted or
 // released job is a no-op; a locked job fails with ErrBadState, a refunded
 // one with ErrAlreadySettled.
-func (e *Escrow) Accept(ctx context.Context, jobID string) error {
+//
+// also is written in the transaction, also when the job was accepted or
+// released before.
+func (e *Escrow) Accept(ctx context.Context, jobID string, also ...Also) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *tx) error {
+	err := e.update(ctx, withAlso(func(txn *tx) error {
 		prev, err := loadRecord(txn, RoleBuyer, jobID)
 		if errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
@@ -541,7 +554,7 @@ func (e *Escrow) Accept(ctx context.Context, jobID string) error {
 			rec.DueAt = now // an undecided delivery past its window: release now
 		}
 		return saveRecord(txn, prev, &rec)
-	})
+	}, always, also))
 	if err != nil {
 		return fmt.Errorf("accept job %s: %w", truncate(jobID), err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/swarmwage/swarmwage/internal/kv"
 )
 
 // maxBatchOps caps how many changes share one Badger commit.
@@ -63,6 +65,42 @@ func (t *tx) delete(key []byte) error {
 	}
 	t.local[string(key)] = write{del: true}
 	return nil
+}
+
+// Also is more of the caller's state, written in the transaction of an
+// escrow change (the market's job record with the lock that creates the
+// job): it commits only with the change, and the change only with it, in
+// the change's one fsync. It runs after the change's own writes, only when
+// the change did what was asked (see each method), and may run more than
+// once (after a lost conflict), so it must only set its results.
+type Also func(kv.Txn) error
+
+// withAlso is fn followed by also, when run(t) says fn made its change.
+func withAlso(fn func(*tx) error, run func() bool, also []Also) func(*tx) error {
+	if len(also) == 0 {
+		return fn
+	}
+	return func(t *tx) error {
+		if err := fn(t); err != nil || !run() {
+			return err
+		}
+		for _, a := range also {
+			if err := a(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func always() bool { return true }
+
+// alsoOf is a as a list: none when a is nil.
+func alsoOf(a Also) []Also {
+	if a == nil {
+		return nil
+	}
+	return []Also{a}
 }
 
 // pendingOp is one change waiting for its batch to commit.

@@ -19,7 +19,9 @@ import (
 // nothing (the caller must not run the job again); another lock with the
 // same job ID fails with ErrJobIDReused. Whether the amount matches the
 // quote is the market's check.
-func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh bool, err error) {
+//
+// also is written in the transaction of a fresh acceptance only.
+func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte, also ...Also) (fresh bool, err error) {
 	if e.closed.Load() {
 		return false, ErrClosed
 	}
@@ -43,7 +45,7 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh b
 		}
 		defer release()
 	}
-	err = e.update(ctx, func(txn *tx) error {
+	err = e.update(ctx, withAlso(func(txn *tx) error {
 		fresh = false
 		_, err := loadRecord(txn, RoleSeller, l.JobID)
 		if err == nil {
@@ -83,7 +85,7 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte) (fresh b
 		}
 		fresh = true
 		return saveRecord(txn, nil, rec)
-	})
+	}, func() bool { return fresh }, also))
 	if err != nil {
 		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
 	}
@@ -159,14 +161,17 @@ func (e *Escrow) checkLock(l *Lock) error {
 // fails with ErrBadState. Delivering the same output again returns the
 // stored delivery; other output fails with ErrBadState, a settled job with
 // ErrAlreadySettled.
-func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte) (*Delivery, error) {
+//
+// also is written in the delivery's transaction, also when the same
+// output was delivered before.
+func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte, also ...Also) (*Delivery, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
 	outputHash := HashHex(output)
 	now := e.now()
 	var out *Delivery
-	err := e.update(ctx, func(txn *tx) error {
+	err := e.update(ctx, withAlso(func(txn *tx) error {
 		out = nil
 		prev, err := loadRecord(txn, RoleSeller, jobID)
 		if errors.Is(err, ErrNotFound) {
@@ -210,7 +215,7 @@ func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte) (*Del
 		}
 		out = d
 		return saveRecord(txn, prev, &rec)
-	})
+	}, func() bool { return out != nil }, also))
 	if err != nil {
 		return nil, fmt.Errorf("deliver job %s: %w", truncate(jobID), err)
 	}

@@ -41,6 +41,8 @@ type Buyer struct {
 	outboxKick chan struct{}
 	outboxMu   sync.Mutex
 	unsent     map[string]*outboxEntry // bought jobs whose settle the seller has not acknowledged
+	acked      []string                // acknowledged settles whose records ackLoop has yet to mark
+	ackKick    chan struct{}
 
 	findMu    sync.Mutex
 	findCache map[string]cachedFind
@@ -59,6 +61,7 @@ func newBuyer(sh *shared) *Buyer {
 		misquote:   &misquotes{db: sh.jobs.db, m: make(map[peer.ID]storedMisquote)},
 		reps:       &reputations{m: make(map[peer.ID]cachedReputation)},
 		outboxKick: make(chan struct{}, 1),
+		ackKick:    make(chan struct{}, 1),
 		unsent:     make(map[string]*outboxEntry),
 		findCache:  make(map[string]cachedFind),
 		quotes:     make(map[string]SignedQuote),

@@ -547,6 +547,20 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 	if st := s.Listing.Listing.Settlement; st != nil {
 		lp.SellerAddress = st.PayTo
 	}
+	// The job's record is written with the lock, in its commit: a restart
+	// finds both or neither (and, without a standard verifier, the
+	// seller's schema to verify the output against).
+	lp.JobID = escrow.NewJobID()
+	rec := JobRecord{
+		JobID: lp.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: b.host.ID(),
+		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
+		Rail: b.escrow.RailName(),
+	}
+	if !req.standard {
+		rec.OutputSchema = s.Listing.Listing.OutputSchema
+	}
+	also, recorded := b.jobs.putWith(rec)
+	lp.Also = also
 	lock, err := b.escrow.Lock(ctx, lp)
 	if err != nil {
 		unit := "credits"
@@ -559,25 +573,10 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 		}
 		return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
 	}
+	recorded()
 	failpoint.Inject("buyer/after-lock")
 	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName(), events: req.events}
 	b.rememberCounterparty(s.Peer.ID)
-	rec := JobRecord{
-		JobID: lock.JobID, Role: RoleBuyer, Capability: req.Capability, Seller: s.Peer.ID, Buyer: b.host.ID(),
-		Price: q.Quote.Price, QuoteID: q.Quote.QuoteID, Status: StatusRunning, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
-		Rail: res.Rail,
-	}
-	if !req.standard {
-		// A restart must be able to verify the output against the
-		// seller's schema, so it is durable before the job is sent.
-		rec.OutputSchema = s.Listing.Listing.OutputSchema
-		if err := b.jobs.put(rec); err != nil {
-			res, err = b.refund(res, "record the job", nil, err)
-			return res, nil, err
-		}
-	} else {
-		b.jobs.putAsync(rec, b.logJobWrite)
-	}
 	req.events.newJob()
 	if req.Progress != nil {
 		req.Progress(Event{Type: EventLocked, JobID: lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
@@ -846,14 +845,16 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 	}
 	res.Report = rep
 	passed := err == nil && rep.Passed
-	b.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
+	// The verification's outcome goes into the job record in the commit
+	// of the decision it leads to.
+	verified := func(r *JobRecord) {
 		r.Passed, r.Checks, r.UpdatedAt = &passed, rep.Checks, time.Now().UTC()
 		res.events.into(r)
 		r.Status = StatusVerified
 		if !passed {
 			r.Status = StatusVerificationFailed
 		}
-	})
+	}
 	if !passed {
 		var failed []string
 		for _, c := range rep.Checks {
@@ -861,21 +862,26 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 				failed = append(failed, c.Name)
 			}
 		}
-		return b.refund(res, "verification failed", failed, ErrVerificationFailed)
+		return b.refundWith(res, "verification failed", failed, ErrVerificationFailed, verified)
 	}
+	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, verified)
 	if !spec.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
-		if err := b.escrow.Accept(ctx, res.JobID); err != nil {
+		if err := b.escrow.Accept(ctx, res.JobID, also); err != nil {
+			b.updateJob(RoleBuyer, res.JobID, verified)
 			return res, fmt.Errorf("accept job %s: %w", res.JobID, err)
 		}
+		recorded()
 		return res, nil
 	}
-	st, err := b.escrow.Release(ctx, res.JobID)
+	st, err := b.escrow.Release(ctx, res.JobID, also)
 	failpoint.Inject("buyer/after-decision")
 	if err != nil {
+		b.updateJob(RoleBuyer, res.JobID, verified)
 		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
 	}
+	recorded()
 	res.State = escrow.StateReleased
 	b.settle(b.addrsOf(res.Seller), st)
 	return res, nil
@@ -896,23 +902,40 @@ func (b *Buyer) settledResult(ctx context.Context, res HireResult) (HireResult, 
 
 // refund returns the hold, tells the seller, and returns res with outcome.
 func (b *Buyer) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
+	return b.refundWith(res, reason, failed, outcome, nil)
+}
+
+// refundWith is refund with verified, if not nil, applied to the job
+// record first, in the refund's commit.
+func (b *Buyer) refundWith(res HireResult, reason string, failed []string, outcome error, verified func(*JobRecord)) (HireResult, error) {
 	ctx := context.Background()
-	st, err := b.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed)
-	failpoint.Inject("buyer/after-decision")
-	if err != nil {
-		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
-	}
-	res.State, res.Reason = escrow.StateRefunded, reason
-	if st != nil && st.Reason != "" {
-		res.Reason = st.Reason // a timer (the deadline) refunded it first
-	}
-	b.updateJob(RoleBuyer, res.JobID, func(r *JobRecord) {
+	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, func(r *JobRecord) {
+		if verified != nil {
+			verified(r)
+		}
 		if r.Status == StatusRunning {
 			r.Status = StatusFailed
 		}
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
 		res.events.into(r)
 	})
+	st, err := b.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed, also)
+	failpoint.Inject("buyer/after-decision")
+	if err != nil {
+		// Nothing was written with the refund: the record still gets
+		// the verification and the history.
+		fix := res.events.into
+		if verified != nil {
+			fix = verified
+		}
+		b.updateJob(RoleBuyer, res.JobID, fix)
+		return res, errors.Join(outcome, fmt.Errorf("refund job %s: %w", res.JobID, err))
+	}
+	recorded()
+	res.State, res.Reason = escrow.StateRefunded, reason
+	if st != nil && st.Reason != "" {
+		res.Reason = st.Reason // a timer (the deadline) refunded it first
+	}
 	b.settle(b.addrsOf(res.Seller), st)
 	return res, outcome
 }
@@ -974,8 +997,6 @@ func (b *Buyer) RefundDelivered(ctx context.Context, jobID, reason string) (escr
 	b.sendSettle(ctx, b.addrsOf(rec.Seller), st)
 	return b.escrow.GetRole(ctx, jobID, escrow.RoleBuyer)
 }
-
-func (m *shared) logJobWrite(err error) { m.log.Warn("record job", "err", err) }
 
 // updateJob changes a job record. The escrow holds the money and the
 // evidence; a job record that cannot be written is logged, and the

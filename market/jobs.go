@@ -182,11 +182,6 @@ func (r JobRecord) MarshalJSON() ([]byte, error) {
 type jobs struct {
 	db *kv.DB
 
-	// Records written in the background (putAsync): readers of the same
-	// job wait for them. wg tracks the writers so Close can wait.
-	mu      sync.Mutex
-	pending map[string]chan struct{}
-	wg      sync.WaitGroup
 	// onChange, if set, sees each record after its write commits; created
 	// is true for the first write of a job.
 	onChange func(r JobRecord, created bool)
@@ -198,57 +193,54 @@ func (j *jobs) changed(r JobRecord, created bool) {
 	}
 }
 
-// putAsync stores r in the background. A job record is bookkeeping, not
-// money (the escrow holds that, durably, first), so the hire does not wait
-// for its fsync; the record's next read or update does.
-func (j *jobs) putAsync(r JobRecord, log func(error)) {
-	k := string(jobKey(r.Role, r.JobID))
-	done := make(chan struct{})
-	j.mu.Lock()
-	if j.pending == nil {
-		j.pending = make(map[string]chan struct{})
-	}
-	j.pending[k] = done
-	j.mu.Unlock()
-	j.wg.Add(1)
-	go func() {
-		defer j.wg.Done()
-		if err := j.put(r); err != nil && log != nil {
-			log(err)
-		}
-		j.mu.Lock()
-		delete(j.pending, k)
-		j.mu.Unlock()
-		close(done)
-	}()
-}
-
-// settle waits for a background write of role's record of jobID.
-func (j *jobs) settle(role, jobID string) {
-	j.mu.Lock()
-	done := j.pending[string(jobKey(role, jobID))]
-	j.mu.Unlock()
-	if done != nil {
-		<-done
-	}
-}
-
 func (j *jobs) put(r JobRecord) error {
-	r.Version = jobVersion
-	r.Input, r.Output, r.State = nil, nil, ""
-	val, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encode job %s: %w", r.JobID, err)
-	}
-	if err := j.db.Update(func(txn kv.Txn) error { return setJob(txn, r, val) }); err != nil {
+	if err := j.db.Update(func(txn kv.Txn) error { return putJob(txn, r) }); err != nil {
 		return fmt.Errorf("store job %s: %w", r.JobID, err)
 	}
 	j.changed(r, true)
 	return nil
 }
 
+// putJob writes the new record r in txn.
+func putJob(txn kv.Txn, r JobRecord) error {
+	r.Version = jobVersion
+	r.Input, r.Output, r.State = nil, nil, ""
+	val, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", r.JobID, err)
+	}
+	return setJob(txn, r, val)
+}
+
+// putWith returns r's first write as part of an escrow change (the lock
+// that creates the job: one commit, one fsync, for both), and done, to
+// call once the change has committed.
+func (j *jobs) putWith(r JobRecord) (also escrow.Also, done func()) {
+	return func(txn kv.Txn) error { return putJob(txn, r) }, func() { j.changed(r, true) }
+}
+
+// updateWith returns the update of role's record of jobID by fn as part of
+// an escrow change, and done, to call once the change has committed. A
+// missing record is left missing: it must not stop the escrow change.
+func (j *jobs) updateWith(role, jobID string, fn func(*JobRecord)) (also escrow.Also, done func()) {
+	var out JobRecord
+	var changed bool
+	also = func(txn kv.Txn) error {
+		var err error
+		out, changed, err = updateJob(txn, role, jobID, fn)
+		if errors.Is(err, kv.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	return also, func() {
+		if changed {
+			j.changed(out, false)
+		}
+	}
+}
+
 func (j *jobs) get(role, jobID string) (JobRecord, error) {
-	j.settle(role, jobID)
 	var r JobRecord
 	err := j.db.View(func(txn kv.Reader) error {
 		v, err := txn.Get(jobKey(role, jobID))
@@ -268,33 +260,12 @@ func (j *jobs) get(role, jobID string) (JobRecord, error) {
 
 // update applies fn to the stored record of jobID in one transaction.
 func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
-	j.settle(role, jobID)
 	var out JobRecord
-	var unchanged bool
+	var changed bool
 	err := j.db.Update(func(txn kv.Txn) error {
-		unchanged = false // Update runs fn again after a lost conflict
-		v, err := txn.Get(jobKey(role, jobID))
-		if err != nil {
-			return err
-		}
-		var r JobRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return err
-		}
-		fn(&r)
-		r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
-		val, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		out = r
-		if bytes.Equal(val, v) {
-			// Nothing changed (a follow-up that finds the record
-			// already in that state): no write, no sync.
-			unchanged = true
-			return nil
-		}
-		return setJob(txn, r, val)
+		var err error
+		out, changed, err = updateJob(txn, role, jobID, fn)
+		return err
 	})
 	if errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("%w: %s", ErrJobNotFound, jobID)
@@ -302,10 +273,65 @@ func (j *jobs) update(role, jobID string, fn func(*JobRecord)) error {
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", jobID, err)
 	}
-	if !unchanged {
+	if changed {
 		j.changed(out, false)
 	}
 	return nil
+}
+
+// updateAll applies fn to role's records of jobIDs in one transaction;
+// missing records are left missing.
+func (j *jobs) updateAll(role string, jobIDs []string, fn func(*JobRecord)) error {
+	var changed []JobRecord
+	err := j.db.Update(func(txn kv.Txn) error {
+		changed = changed[:0]
+		for _, id := range jobIDs {
+			r, ok, err := updateJob(txn, role, id, fn)
+			if errors.Is(err, kv.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if ok {
+				changed = append(changed, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update %d jobs: %w", len(jobIDs), err)
+	}
+	for _, r := range changed {
+		j.changed(r, false)
+	}
+	return nil
+}
+
+// updateJob applies fn to role's record of jobID in txn and reports
+// whether that changed it. It may run more than once (a transaction that
+// lost a conflict runs again), so fn must only set fields.
+func updateJob(txn kv.Txn, role, jobID string, fn func(*JobRecord)) (JobRecord, bool, error) {
+	v, err := txn.Get(jobKey(role, jobID))
+	if err != nil {
+		return JobRecord{}, false, err
+	}
+	var r JobRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return JobRecord{}, false, err
+	}
+	fn(&r)
+	r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
+	val, err := json.Marshal(r)
+	if err != nil {
+		return JobRecord{}, false, err
+	}
+	if bytes.Equal(val, v) {
+		// Nothing changed (a follow-up that finds the record already in
+		// that state): no write, no sync.
+		return r, false, nil
+	}
+	return r, true, setJob(txn, r, val)
 }
 
 // JobQuery selects a page of job records, as summaries (ListJobsPage).
@@ -419,7 +445,6 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 	if score < 1 || score > 5 {
 		return JobRecord{}, fmt.Errorf("%w: %d is not 1 to 5", ErrBadRating, score)
 	}
-	j.settle(RoleBuyer, jobID)
 	rv, _ := json.Marshal(map[string]int{"v": 1, "rating": score})
 	var out JobRecord
 	err := j.db.Update(func(txn kv.Txn) error {

@@ -236,8 +236,9 @@ func (m *Market) Start(ctx context.Context) error {
 	go m.serveStreams(srv, ln)
 	m.reconcile(ctx)
 	m.loadOutbox()
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go m.outboxLoop()
+	go m.ackLoop()
 	go m.decidedLoop()
 	offers, err := m.store.List(ctx)
 	if err != nil {
@@ -270,7 +271,6 @@ func (m *Market) Close() error {
 	m.closeOnce.Do(func() {
 		m.cancel()
 		m.wg.Wait()
-		m.jobs.wg.Wait()
 		m.client.closeIdle()
 	})
 	return nil

@@ -199,12 +199,61 @@ func (b *Buyer) backOff(jobID string) {
 	e.next = time.Now().Add(min(wait, maxOutboxBackoff))
 }
 
-// settleAcked records that the seller has jobID's settle.
+// ackDelay is how long ackLoop gathers acknowledged settles before it
+// marks their records, in one commit.
+const ackDelay = 20 * time.Millisecond
+
+// maxAckBatch caps the records one commit of ackLoop marks.
+const maxAckBatch = 256
+
+// settleAcked records that the seller has jobID's settle: the outbox
+// forgets it now, its record says so after ackDelay (ackLoop).
 func (b *Buyer) settleAcked(jobID string) {
 	b.outboxMu.Lock()
 	delete(b.unsent, jobID)
+	b.acked = append(b.acked, jobID)
 	b.outboxMu.Unlock()
-	b.updateJob(RoleBuyer, jobID, func(r *JobRecord) { r.SettleSent = true })
+	select {
+	case b.ackKick <- struct{}{}:
+	default:
+	}
+}
+
+// ackLoop marks the records of acknowledged settles (settle_sent), many in
+// one commit: the mark needs no fsync of its own, because a mark lost in
+// a crash only sends that settle again after the restart (loadOutbox),
+// which the seller acknowledges again. On close it marks what is left.
+func (b *Buyer) ackLoop() {
+	defer b.wg.Done()
+	for {
+		select {
+		case <-b.ctx.Done():
+			b.markAcked()
+			return
+		case <-b.ackKick:
+		}
+		select {
+		case <-b.ctx.Done():
+		case <-time.After(ackDelay):
+		}
+		b.markAcked()
+	}
+}
+
+// markAcked sets settle_sent on the records of the settles acknowledged
+// since the last call.
+func (b *Buyer) markAcked() {
+	b.outboxMu.Lock()
+	ids := b.acked
+	b.acked = nil
+	b.outboxMu.Unlock()
+	for len(ids) > 0 {
+		n := min(len(ids), maxAckBatch) // one Badger transaction each
+		if err := b.jobs.updateAll(RoleBuyer, ids[:n], func(r *JobRecord) { r.SettleSent = true }); err != nil {
+			b.log.Warn("mark acknowledged settles", "jobs", n, "err", err)
+		}
+		ids = ids[n:]
+	}
 }
 
 // sendSettleOnce sends one settle and reports whether the seller has it.

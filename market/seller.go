@@ -412,7 +412,15 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.inflight.Add(-1)
-	fresh, err := s.escrow.AcceptLock(r.Context(), lock, req.Input)
+	// The job's record is written with the accepted lock, in its commit.
+	rec := JobRecord{
+		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.host.ID(), Buyer: buyer,
+		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Rail: s.escrow.RailName(),
+		CreatedAt: s.cfg.now().UTC(),
+	}
+	rec.UpdatedAt = rec.CreatedAt
+	also, recorded := s.jobs.putWith(rec)
+	fresh, err := s.escrow.AcceptLock(r.Context(), lock, req.Input, also)
 	if err != nil {
 		writeError(w, lockStatus(err), "lock refused: "+err.Error())
 		return
@@ -423,14 +431,8 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		s.replay(w, r, lock.JobID)
 		return
 	}
+	recorded()
 	failpoint.Inject("seller/after-accept-lock")
-	rec := JobRecord{
-		JobID: lock.JobID, Role: RoleSeller, Capability: lock.Capability, Seller: s.host.ID(), Buyer: buyer,
-		Price: Credits(lock.Amount), QuoteID: lock.QuoteID, Status: StatusRunning, Rail: s.escrow.RailName(),
-		CreatedAt: s.cfg.now().UTC(),
-	}
-	rec.UpdatedAt = rec.CreatedAt
-	s.jobs.putAsync(rec, s.logJobWrite)
 	s.rememberCounterparty(buyer)
 	s.runJob(w, r, o, lock, req.Input)
 }
@@ -624,20 +626,22 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 		s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "failed", "class", msg, "duration", took.Round(time.Millisecond))
 		return
 	}
-	d, err := s.escrow.Deliver(ctx, jobID, out)
+	// The job record says delivered in the delivery's commit.
+	also, recorded := s.jobs.updateWith(RoleSeller, jobID, func(r *JobRecord) {
+		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
+	})
+	d, err := s.escrow.Deliver(ctx, jobID, out, also)
 	if err != nil {
 		s.log.Error("deliver", "job", jobID, "err", err)
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
 		return
 	}
+	recorded()
 	failpoint.Inject("seller/after-deliver")
 	dj, _ := json.Marshal(d)
 	// The output is durable with the signed delivery: a buyer whose stream
 	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
-		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
-	})
 	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
