@@ -84,6 +84,7 @@ func paymentTx(p json.RawMessage) string {
 // no job record or receipt may name the stranger's transaction; the chain
 // and both ledgers agree job by job; no token is created or lost.
 func TestEVMStrangersPaymentForAJobID(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	agent := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	c := newCluster(t, clusterConfig{honest: true, sum: &sum,
@@ -230,6 +231,7 @@ const (
 // refunded job is paid, no token is created or lost, and a restart of
 // every daemon changes nothing.
 func TestEVMReorgsDuringHires(t *testing.T) {
+	t.Parallel()
 	rounds := reorgRounds
 	if soakEnabled() {
 		rounds = reorgSoakRounds

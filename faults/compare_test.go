@@ -13,6 +13,7 @@ import (
 // The comparison itself, on made-up ledgers: it must find every kind of
 // problem the suite looks for, and nothing in agreeing ledgers.
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	past := now.Add(-time.Minute)
 	rec := func(role, state string) escrowRec {
@@ -147,6 +148,7 @@ func orEmpty(in map[string]escrowRec) map[string]escrowRec {
 }
 
 func TestDue(t *testing.T) {
+	t.Parallel()
 	deadline := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
 	at := func(s int) *time.Time { x := deadline.Add(time.Duration(s) * time.Second); return &x }
 	for _, tc := range []struct {

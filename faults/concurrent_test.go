@@ -20,6 +20,7 @@ const (
 // TestConcurrentHires starts dozens of hires at once, a third of them
 // with the dishonest seller, and checks every lock and both ledgers.
 func TestConcurrentHires(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	c := newCluster(t, clusterConfig{honest: true, liar: true, sum: &sum, sellerMarket: "concurrency = 2\nqueue = 4"})
 	results := burst(c, concurrentHires, concurrentTimeout)

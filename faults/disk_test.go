@@ -30,6 +30,7 @@ const (
 // The daemon must not crash, reads must keep working, no decision may be
 // lost, and once there is space again hires work and the ledgers converge.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	var wg sync.WaitGroup
 	for _, victim := range []string{"buyer", "liar"} {

@@ -262,6 +262,7 @@ func sha(b []byte) string {
 // settle replayed for another job or rewritten, and a settle for another
 // amount.
 func TestReplayedAndForgedMessages(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	// The buyer holds each delivered job open for a while before it
 	// decides, so that forged settles meet an open job.

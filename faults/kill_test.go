@@ -71,6 +71,7 @@ const killParallel = 4
 // TestKill SIGKILLs the buyer and the seller at every failpoint and checks
 // that both ledgers converge once they are back.
 func TestKill(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	sem := make(chan struct{}, killParallel)
 	var wg sync.WaitGroup

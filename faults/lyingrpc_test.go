@@ -240,6 +240,7 @@ func lies(t testing.TB, c *cluster) []lie {
 // cancelled, nothing pending or provisional), no token may be created or
 // lost, and no job of the dishonest seller may be paid.
 func TestEVMLyingRPC(t *testing.T) {
+	t.Parallel()
 	cycles := 1
 	if soakEnabled() {
 		cycles = lyingSoakCycles

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -51,8 +53,24 @@ func (t *tally) String() string {
 	return fmt.Sprintf("runs %d, faults injected %d, divergences %d, wrong payments %d", t.runs, t.faults, t.divergences, t.wrongPayments)
 }
 
+// defaultParallel is how many of the suite's tests run at once when
+// -test.parallel is not given. Each test runs its own cluster (its own
+// repos, ports, network name, anvil, tmpfs), and the tests spend their
+// time waiting on their daemons' timers, deadlines and windows, so more
+// than GOMAXPROCS (the default) keeps the cores busy; the test that takes
+// longest (TestKill) then decides the suite's wall time.
+const defaultParallel = 4
+
 func TestMain(m *testing.M) {
 	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && runtime.GOMAXPROCS(0) < defaultParallel {
+		if err := flag.Set("test.parallel", strconv.Itoa(defaultParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(1)
+		}
+	}
 	dir, err := os.MkdirTemp("", "swarmwage-faults-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)

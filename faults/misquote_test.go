@@ -23,13 +23,19 @@ const misquotePrice = 3_000_000
 // without the failpoint) it is hired at its listing's price. Every lock the
 // buyer ever made must hold exactly a listed price: any other amount is a
 // wrong payment. Then the ledgers must converge as in every run.
-func TestMisquote(t *testing.T) { runMisquote(t, nil) }
+func TestMisquote(t *testing.T) {
+	t.Parallel()
+	runMisquote(t, nil)
+}
 
 // TestMisquoteEVM is TestMisquote on the evm rail (a real anvil): the
 // quote is in tokens, the lock a signed voucher against the buyer's line,
 // and no lock may hold anything but the listed price there either; the
 // chain must agree with both ledgers job by job.
-func TestMisquoteEVM(t *testing.T) { runMisquote(t, &evmConfig{}) }
+func TestMisquoteEVM(t *testing.T) {
+	t.Parallel()
+	runMisquote(t, &evmConfig{})
+}
 
 func runMisquote(t *testing.T, rail *evmConfig) {
 	var sum tally

@@ -45,6 +45,7 @@ var partitionCases = []partitionCase{
 // TestPartition partitions buyer and seller at the moment of delivery and
 // of the settle and checks that the ledgers converge after it heals.
 func TestPartition(t *testing.T) {
+	t.Parallel()
 	var sum tally
 	var wg sync.WaitGroup
 	for _, pc := range partitionCases {
