@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -217,4 +218,71 @@ func countWrites(t *testing.T, db *badger.DB, key []byte) *atomic.Int64 {
 		return sentinels.Load() > 0
 	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
 	return &n
+}
+
+// A hire's job record is written in the escrow's own commits: the lock
+// that creates the job and the release that ends it each write the
+// buyer's balance and its job record at one commit timestamp (one fsync
+// for both), and only the settle's acknowledgement writes the record
+// alone.
+func TestTheJobRecordCommitsWithTheEscrow(t *testing.T) {
+	_, buyer := setupHire(t)
+	first := hireMean(t, buyer, "compute.statistics.mean") // the first hire also finds the seller
+	settleSent := func(jobID string) func() bool {
+		return func() bool {
+			r, err := buyer.market.jobs.get(RoleBuyer, jobID)
+			return err == nil && r.SettleSent
+		}
+	}
+	require.Eventually(t, settleSent(first.JobID), 20*time.Second, 10*time.Millisecond)
+
+	balanceKey := []byte("acct/balance") // escrow's key of the account (escrow/keys.go)
+	var mu sync.Mutex
+	var recordAt, balanceAt []uint64
+	sentinel := []byte("test/sentinel")
+	ready := make(chan struct{})
+	var once sync.Once
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = buyer.db.Subscribe(ctx, func(kvs *badger.KVList) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, e := range kvs.Kv {
+				if bytes.Equal(e.Key, sentinel) {
+					once.Do(func() { close(ready) })
+				} else if bytes.Equal(e.Key, balanceKey) {
+					balanceAt = append(balanceAt, e.Version)
+				} else if bytes.HasPrefix(e.Key, jobRolePrefix(RoleBuyer)) {
+					recordAt = append(recordAt, e.Version)
+				}
+			}
+			return nil
+		}, []pb.Match{{Prefix: balanceKey}, {Prefix: jobRolePrefix(RoleBuyer)}, {Prefix: sentinel}})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	require.Eventually(t, func() bool {
+		require.NoError(t, buyer.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, nil) }))
+		select {
+		case <-ready:
+			return true
+		default:
+			return false
+		}
+	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
+
+	res := hireMean(t, buyer, "compute.statistics.mean")
+	require.Equal(t, escrow.StateReleased, res.State)
+	require.Eventually(t, settleSent(res.JobID), 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(recordAt) >= 3 && len(balanceAt) >= 2
+	}, 10*time.Second, 10*time.Millisecond, "the subscription saw the hire's writes")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, recordAt, 3, "lock, verification, settle acknowledged")
+	require.Equal(t, balanceAt[:2], recordAt[:2], "the record's first two writes are the lock's and the release's commits")
+	require.Greater(t, recordAt[2], balanceAt[1], "the acknowledgement comes after")
 }
