@@ -266,8 +266,8 @@ func TestReplayedAndForgedMessages(t *testing.T) {
 	var sum tally
 	// The buyer holds each delivered job open for a while before it
 	// decides, so that forged settles meet an open job.
-	const decideAfter = 4 * time.Second
-	c := newCluster(t, clusterConfig{honest: true, liar: true, window: 10 * time.Second, sum: &sum,
+	const decideAfter = 12 * time.Second
+	c := newCluster(t, clusterConfig{honest: true, liar: true, window: 30 * time.Second, sum: &sum,
 		failpoints: map[string]string{"buyer": fmt.Sprintf("buyer/after-record-delivery=sleep(%d)", decideAfter.Milliseconds())}})
 	mal := newStranger(t)
 
