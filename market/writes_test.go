@@ -61,12 +61,7 @@ func TestUnchangedFollowUpsCommitNothing(t *testing.T) {
 func TestAHireKeepsItsEventsWithoutAWriteOfItsOwn(t *testing.T) {
 	_, buyer := setupHire(t)
 	first := hireMean(t, buyer, "compute.statistics.mean") // the first hire also finds the seller
-	settleSent := func(jobID string) func() bool {
-		return func() bool {
-			r, err := buyer.market.jobs.get(RoleBuyer, jobID)
-			return err == nil && r.SettleSent
-		}
-	}
+	settleSent := func(jobID string) func() bool { return settleSentOn(buyer, jobID) }
 	require.Eventually(t, settleSent(first.JobID), 20*time.Second, 10*time.Millisecond, "the first hire's writes are done")
 	writes := countPrefixWrites(t, buyer.db, jobRolePrefix(RoleBuyer))
 	var seen []string
@@ -228,12 +223,7 @@ func countWrites(t *testing.T, db *badger.DB, key []byte) *atomic.Int64 {
 func TestTheJobRecordCommitsWithTheEscrow(t *testing.T) {
 	_, buyer := setupHire(t)
 	first := hireMean(t, buyer, "compute.statistics.mean") // the first hire also finds the seller
-	settleSent := func(jobID string) func() bool {
-		return func() bool {
-			r, err := buyer.market.jobs.get(RoleBuyer, jobID)
-			return err == nil && r.SettleSent
-		}
-	}
+	settleSent := func(jobID string) func() bool { return settleSentOn(buyer, jobID) }
 	require.Eventually(t, settleSent(first.JobID), 20*time.Second, 10*time.Millisecond)
 
 	balanceKey := []byte("acct/balance") // escrow's key of the account (escrow/keys.go)
@@ -285,4 +275,13 @@ func TestTheJobRecordCommitsWithTheEscrow(t *testing.T) {
 	require.Len(t, recordAt, 3, "lock, verification, settle acknowledged")
 	require.Equal(t, balanceAt[:2], recordAt[:2], "the record's first two writes are the lock's and the release's commits")
 	require.Greater(t, recordAt[2], balanceAt[1], "the acknowledgement comes after")
+}
+
+// settleSentOn reports whether buyer's record of jobID says the seller
+// acknowledged its settle.
+func settleSentOn(buyer *testPeer, jobID string) func() bool {
+	return func() bool {
+		r, err := buyer.market.jobs.get(RoleBuyer, jobID)
+		return err == nil && r.SettleSent
+	}
 }
