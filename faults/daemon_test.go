@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -60,25 +61,52 @@ var handedOut = struct {
 }{ports: make(map[int]bool)}
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on now
-// and that no other daemon of this test process has.
+// and that no other daemon of this test process has. It lies outside the
+// kernel's ephemeral range: a daemon keeps its port across a restart, and
+// while it is down any bind to port 0 (another daemon's control API, an
+// RPC proxy, anvil) could otherwise be handed the same port.
 func freePort(t testing.TB) int {
 	t.Helper()
+	lo, hi := fixedPortRange(t)
 	handedOut.Lock()
 	defer handedOut.Unlock()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for range 1000 {
+		port := lo + rand.IntN(hi-lo)
+		if handedOut.ports[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
-			t.Fatalf("find a free port: %v", err)
+			continue // another process of the suite has it
 		}
-		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
-		if !handedOut.ports[port] {
-			handedOut.ports[port] = true
-			return port
-		}
+		handedOut.ports[port] = true
+		return port
 	}
-	t.Fatal("no free port that was not handed out already")
+	t.Fatalf("no free port in [%d, %d) that was not handed out already", lo, hi)
 	return 0
+}
+
+// fixedPortRange is the larger span of ports outside the kernel's
+// ephemeral range (net.ipv4.ip_local_port_range), above the privileged ones.
+func fixedPortRange(t testing.TB) (lo, hi int) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Fatalf("read the ephemeral port range: %v", err)
+	}
+	var elo, ehi int
+	if _, err := fmt.Sscan(string(b), &elo, &ehi); err != nil {
+		t.Fatalf("parse the ephemeral port range %q: %v", b, err)
+	}
+	below, above := elo-1024, 65536-(ehi+1)
+	if max(below, above) < 1000 {
+		t.Fatalf("the ephemeral port range %d-%d leaves fewer than 1000 ports for fixed ones", elo, ehi)
+	}
+	if below >= above {
+		return 1024, elo
+	}
+	return ehi + 1, 65536
 }
 
 // addr is the daemon's libp2p address with /p2p/.
