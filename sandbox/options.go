@@ -132,7 +132,9 @@ func WithOutputLimit(bytes int) Option {
 // than cores only slow each other towards their timeouts. Defaults to
 // GOMAXPROCS-1, at least 1: the Go scheduler cannot preempt wasm code, so
 // a busy guest holds its P until it calls the host or ends, and the rest of
-// the node (network, timers) needs one left free.
+// the node (network, timers) needs one left free. It is also at most the
+// CPU count less one: the binary runs with more Ps than cores (see
+// cmd/swarmwage's procs.go), and guests beyond the cores only share them.
 func WithMaxConcurrent(n int) Option {
 	return func(c *config) error {
 		c.maxConcurrent = n
@@ -140,4 +142,4 @@ func WithMaxConcurrent(n int) Option {
 	}
 }
 
-func defaultMaxConcurrent() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+func defaultMaxConcurrent() int { return max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU())-1) }

@@ -27,7 +27,7 @@ func benchHireCommand() *cli.Command {
 		Name:      "hire",
 		Usage:     "measure hires: two nodes on loopback, N hires of compute.statistics.mean",
 		ArgsUsage: " ",
-		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed}.\n" +
+		Description: "--json prints {p50_ms, p95_ms, hires_per_s, n, concurrency, failed, gomaxprocs}.\n" +
 			"With --settlement evm it runs the credits hires first, then the same hires on the evm rail on a\n" +
 			"fresh escrow and test token, and adds settlement, credits_hires_per_s, ratio_to_credits and\n" +
 			"chain {txs, gas, txs_per_hire, gas_per_hire, by_kind, redeemed, batches, release_to_paid}.\n" +

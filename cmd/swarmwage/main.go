@@ -7,5 +7,6 @@ package main
 import "os"
 
 func main() {
+	setProcs()
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }

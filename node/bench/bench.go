@@ -12,6 +12,7 @@ import (
 	"github.com/swarmwage/swarmwage/controlapi"
 	"log/slog"
 	"os"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -162,6 +163,8 @@ type HireResult struct {
 	N           int     `json:"n"`
 	Concurrency int     `json:"concurrency"`
 	Failed      int     `json:"failed"`
+	// GOMAXPROCS is the Go Ps the run had: the figures depend on it.
+	GOMAXPROCS int `json:"gomaxprocs"`
 	// FirstError is the error of the first failed hire.
 	FirstError string `json:"first_error,omitempty"`
 	// The evm rail's run (bench_evm.go) adds these; a credits run has none.
@@ -292,7 +295,7 @@ func (h *hireRun) result(n, concurrency int) HireResult {
 	s := summarize(h.lat)
 	return HireResult{
 		P50MS: s.P50MS, P95MS: s.P95MS, HiresPerSec: float64(len(h.lat)) / h.elapsed.Seconds(),
-		N: n, Concurrency: concurrency, Failed: h.failed, FirstError: h.firstErr,
+		N: n, Concurrency: concurrency, Failed: h.failed, FirstError: h.firstErr, GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
 }
 
