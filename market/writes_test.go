@@ -89,31 +89,34 @@ func TestAHireKeepsItsEventsWithoutAWriteOfItsOwn(t *testing.T) {
 func countPrefixWrites(t *testing.T, db *badger.DB, prefix []byte) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
+	watchWrites(t, db, []pb.Match{{Prefix: prefix}}, func(*pb.KV) { n.Add(1) })
+	return &n
+}
+
+// watchWrites calls fn, on the subscription's goroutine, with each write
+// that matches from now on: it returns once the subscription is
+// registered (a sentinel write reached it) and ends it when t ends.
+func watchWrites(t *testing.T, db *badger.DB, matches []pb.Match, fn func(*pb.KV)) {
+	t.Helper()
+	sentinel := []byte("test/watch-sentinel")
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		once := false
+		var once sync.Once
 		_ = db.Subscribe(ctx, func(kvs *badger.KVList) error {
 			for _, e := range kvs.Kv {
-				if !bytes.HasPrefix(e.Key, prefix) {
+				if bytes.Equal(e.Key, sentinel) {
+					once.Do(func() { close(ready) })
 					continue
 				}
-				if bytes.HasSuffix(e.Key, []byte("/sentinel")) {
-					if !once {
-						once = true
-						close(ready)
-					}
-					continue
-				}
-				n.Add(1)
+				fn(e)
 			}
 			return nil
-		}, []pb.Match{{Prefix: prefix}})
+		}, append(matches, pb.Match{Prefix: sentinel}))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	sentinel := append(append([]byte(nil), prefix...), "/sentinel"...)
 	require.Eventually(t, func() bool {
 		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, nil) }))
 		select {
@@ -123,8 +126,6 @@ func countPrefixWrites(t *testing.T, db *badger.DB, prefix []byte) *atomic.Int64
 			return false
 		}
 	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
-	require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Delete(sentinel) }))
-	return &n
 }
 
 // The latency history of a seller hired many times a second is written at
@@ -229,38 +230,15 @@ func TestTheJobRecordCommitsWithTheEscrow(t *testing.T) {
 	balanceKey := []byte("acct/balance") // escrow's key of the account (escrow/keys.go)
 	var mu sync.Mutex
 	var recordAt, balanceAt []uint64
-	sentinel := []byte("test/sentinel")
-	ready := make(chan struct{})
-	var once sync.Once
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = buyer.db.Subscribe(ctx, func(kvs *badger.KVList) error {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, e := range kvs.Kv {
-				if bytes.Equal(e.Key, sentinel) {
-					once.Do(func() { close(ready) })
-				} else if bytes.Equal(e.Key, balanceKey) {
-					balanceAt = append(balanceAt, e.Version)
-				} else if bytes.HasPrefix(e.Key, jobRolePrefix(RoleBuyer)) {
-					recordAt = append(recordAt, e.Version)
-				}
-			}
-			return nil
-		}, []pb.Match{{Prefix: balanceKey}, {Prefix: jobRolePrefix(RoleBuyer)}, {Prefix: sentinel}})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	require.Eventually(t, func() bool {
-		require.NoError(t, buyer.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, nil) }))
-		select {
-		case <-ready:
-			return true
-		default:
-			return false
+	watchWrites(t, buyer.db, []pb.Match{{Prefix: balanceKey}, {Prefix: jobRolePrefix(RoleBuyer)}}, func(e *pb.KV) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bytes.Equal(e.Key, balanceKey) {
+			balanceAt = append(balanceAt, e.Version)
+		} else {
+			recordAt = append(recordAt, e.Version)
 		}
-	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
+	})
 
 	res := hireMean(t, buyer, "compute.statistics.mean")
 	require.Equal(t, escrow.StateReleased, res.State)
