@@ -26,6 +26,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/swarmwage/swarmwage/escrow"
+	"github.com/swarmwage/swarmwage/internal/lockedbuf"
 )
 
 const (
@@ -324,7 +325,7 @@ func TestCheckEnvNames(t *testing.T) {
 // failure: in the hire's error, in both escrow records' reasons and in the
 // job status the buyer can fetch. The seller's log has the stderr.
 func TestFailedJobTellsTheBuyerOnlyTheClass(t *testing.T) {
-	var logBuf syncBuffer
+	var logBuf lockedbuf.Buffer
 	boot := setupPeer(t, nil)
 	seller := setupPeer(t, boot, Logger(slog.New(slog.NewTextHandler(&logBuf, nil))))
 	buyer := setupPeer(t, boot)
@@ -375,24 +376,6 @@ func TestFailedJobTellsTheBuyerOnlyTheClass(t *testing.T) {
 	require.Contains(t, logBuf.String(), "hunter2", "the seller's log keeps the detail")
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // An exec handler and its grandchildren die with the node when the node is
 // killed with SIGKILL. The node is this test binary, re-executed to run one
 // exec handler through runExec.
@@ -402,7 +385,7 @@ func TestExecHandlerDiesWithTheNode(t *testing.T) {
 	mark := newMark(t)
 	node := exec.Command(exe, "-test.run=^$")
 	node.Env = append(os.Environ(), nodeParentEnv+fmt.Sprintf("=setsid sleep %[1]s & sleep %[1]s & sleep %[1]s", mark))
-	var stderr syncBuffer
+	var stderr lockedbuf.Buffer
 	node.Stderr = &stderr
 	require.NoError(t, node.Start())
 	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })

@@ -1,11 +1,9 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,25 +11,9 @@ import (
 
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
+	"github.com/swarmwage/swarmwage/internal/lockedbuf"
 	"github.com/swarmwage/swarmwage/market"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Issue 22: a seller started while its chain was down stated no accept
 // horizon in its listings until it restarted with the chain up. A seller
@@ -57,7 +39,7 @@ func TestSellerStartedWithTheChainDownStatesItsHorizon(t *testing.T) {
 	_, _, err = evm.LoadOrCreateKey(filepath.Join(repo.Dir, evm.KeyFileName))
 	require.NoError(t, err)
 
-	logs := &syncBuffer{}
+	logs := &lockedbuf.Buffer{}
 	n, err := New(ctx, repo, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	require.NoError(t, err)
 	require.True(t, n.horizonPending)
@@ -82,7 +64,7 @@ func TestSellerStartedWithTheChainDownStatesItsHorizon(t *testing.T) {
 
 	// Started again with the chain down: the stored notice.
 	p.Down()
-	logs2 := &syncBuffer{}
+	logs2 := &lockedbuf.Buffer{}
 	n2, err := New(ctx, repo, Options{Logger: slog.New(slog.NewTextHandler(logs2, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { n2.Close() })

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/swarmwage/swarmwage/escrow/evm"
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 	"github.com/swarmwage/swarmwage/escrow/evm/evmtest"
+	"github.com/swarmwage/swarmwage/internal/lockedbuf"
 )
 
 // evmMarket is a seller and a buyer daemon on the evm rail of one anvil.
@@ -528,25 +528,6 @@ func TestCLIEVMUsageErrors(t *testing.T) {
 	require.Contains(t, r.Stdout, `"rail": "evm"`)
 }
 
-// syncBuffer is a bytes.Buffer safe for a daemon's stderr copier and the
-// test reading it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Regression (issue 22): 'chain deploy --notice 5s' gave an escrow on which
 // no hire could ever succeed, without a word; the seller refused every
 // lock after the buyer had allocated its line (5 of a free 10). Now deploy
@@ -555,7 +536,7 @@ func (s *syncBuffer) String() string {
 // quote it nor move any money on chain: exit 3, lines 0.
 func TestCLIEVMShortNoticeSellerIsNeitherQuotedNorFunded(t *testing.T) {
 	t.Parallel()
-	var sellerErr syncBuffer
+	var sellerErr lockedbuf.Buffer
 	m := startEVMMarketWith(t, []string{"--notice", "60s", "--force"}, "", &sellerErr) // the default window, 10m
 	require.Contains(t, sellerErr.String(), "every lock of a buyer will be refused")
 	require.Contains(t, sellerErr.String(), "--notice")

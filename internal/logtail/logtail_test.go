@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/swarmwage/swarmwage/internal/lockedbuf"
 	"github.com/swarmwage/swarmwage/internal/logtail"
 )
 
@@ -50,24 +50,6 @@ func TestStartFindsTheLastLines(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer Follow writes to while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func appendTo(t *testing.T, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -89,7 +71,7 @@ func TestFollowAppendsTruncationAndRotation(t *testing.T) {
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(t.Context())
-	out := &syncBuffer{}
+	out := &lockedbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- logtail.Follow(ctx, out, path, f, st.Size(), 10*time.Millisecond) }()
 
