@@ -371,6 +371,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	now := e.now()
 	var out *Settle
 	var terms *LockTerms
+	var settled Record // what the settle hook gets, from the commit
 	changed := false
 	err = e.update(ctx, withAlso(func(txn *tx) error {
 		out, changed, terms = nil, false, nil
@@ -448,8 +449,13 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 		if err := putReceipt(txn, jobID, RoleBuyer, receiptSettle, s); err != nil {
 			return err
 		}
+		if err := saveRecord(txn, prev, &rec); err != nil {
+			return err
+		}
 		out, changed = s, true
-		return saveRecord(txn, prev, &rec)
+		settled = bareRecord(&rec)
+		settled.Settle = s
+		return nil
 	}, func() bool { return out != nil }, also))
 	if err != nil {
 		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
@@ -459,7 +465,7 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 		if terms != nil && e.cfg.rail != nil {
 			e.cfg.rail.Refund(*terms)
 		}
-		e.notify(ctx, RoleBuyer, jobID)
+		e.notifySettled(settled)
 	}
 	return out, nil
 }

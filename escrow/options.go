@@ -128,7 +128,8 @@ func WithLogger(l *slog.Logger) Option {
 // a timer, after the change is committed. It runs synchronously on the
 // goroutine that made the change (the timers goroutine for timers), so it
 // must not block for long; repeated (idempotent) calls do not call it again.
-// Defaults to none.
+// The record has its Settle when the job has one; its Lock and Delivery
+// may be left out (GetRole has them). Defaults to none.
 func WithOnSettle(f func(Record)) Option {
 	return func(c *config) error {
 		if c.onSettle != nil {

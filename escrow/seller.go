@@ -257,6 +257,7 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	}
 	now := e.now()
 	changed := false
+	var settled Record // what the settle hook gets, from the commit
 	err := e.update(ctx, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
@@ -292,15 +293,20 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 		if err := putReceipt(txn, s.JobID, RoleSeller, receiptSettle, s); err != nil {
 			return err
 		}
+		if err := saveRecord(txn, prev, &rec); err != nil {
+			return err
+		}
 		changed = true
-		return saveRecord(txn, prev, &rec)
+		settled = bareRecord(&rec)
+		settled.Settle = s
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
 	if changed {
 		e.log.Debug("settled", "job", s.JobID, "role", RoleSeller, "decision", s.Decision, "reason", s.Reason)
-		e.notify(ctx, RoleSeller, s.JobID)
+		e.notifySettled(settled)
 	}
 	return nil
 }
