@@ -23,6 +23,13 @@ import (
 const (
 	// window is the sellers' verification window ([market]).
 	window = 2 * time.Second
+	// evmWindow is the window on the evm rail. A refund there is final
+	// only once the buyer's cancel is mined before the lock's not-before
+	// (deadline + window + grace); past it the refund stays pending by
+	// design and the ledgers never meet the chain. On a loaded machine,
+	// behind a lying or reorging endpoint, a cancel took 22 s: 2 s of
+	// window left too little.
+	evmWindow = 30 * time.Second
 	// maxDuration is the sellers' longest job ([market]).
 	maxDuration = 5 * time.Second
 	// settleGrace is how long a seller waits past the buyer's deadline or
@@ -67,7 +74,7 @@ type clusterConfig struct {
 	liarPad int
 	// sellerMarket are extra [market] keys of the sellers' config.toml.
 	sellerMarket string
-	// window is the sellers' verification window; 0 means window.
+	// window is the sellers' verification window; 0 means window (evmWindow on the evm rail).
 	window time.Duration
 	// dirs maps a daemon name ("buyer", "honest", "liar") to the repo
 	// directory to use instead of a temp dir (a tmpfs, say).
@@ -155,7 +162,10 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 	}
 	c.initRepo(cfg, c.buyer, c.sellers...)
 	w := cfg.window
-	if w == 0 {
+	switch {
+	case w == 0 && cfg.evm != nil:
+		w = evmWindow
+	case w == 0:
 		w = window
 	}
 	market := fmt.Sprintf("\n[market]\nverification_window = %q\nmax_job_duration = %q\n%s\n", w, maxDuration, cfg.sellerMarket)

@@ -310,6 +310,31 @@ func (d *daemon) fired(name string) bool {
 	return err == nil && bytes.Contains(data, []byte("failpoint: "+name+": "))
 }
 
+// hits is how many times the daemon's log shows failpoint name acting
+// (on all of its runs).
+func (d *daemon) hits(name string) int {
+	data, err := os.ReadFile(d.log)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(data, []byte("failpoint: "+name+": "))
+}
+
+// waitHit waits until failpoint name acted more than before times: a
+// failpoint says so in the log before it acts, so a sleep that holds a
+// job open is known to have begun without polling for the job's state
+// (which, on a loaded machine, may not land inside a short hold).
+func (d *daemon) waitHit(t testing.TB, name string, before int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for d.hits(name) <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("failpoint %s of %s did not act within 30 s (%d times before)", name, d.name, before)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // tail is the last n lines of the daemon's log, for failure messages.
 func (d *daemon) tail(n int) string {
 	data, err := os.ReadFile(d.log)

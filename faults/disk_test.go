@@ -23,6 +23,9 @@ const (
 	diskLeft = 1 << 20
 	// bigPad is the dishonest seller's padding in the full-disk test.
 	bigPad = 4 << 20
+	// holdPoint holds the dishonest seller's jobs open after it accepted
+	// them, so that the disk can fill while one runs.
+	holdPoint = "seller/after-accept-lock"
 )
 
 // TestDiskFull puts one daemon's repo on a small tmpfs and fills it: first
@@ -50,7 +53,7 @@ func runDiskFull(t *testing.T, victim string, sum *tally) {
 	// that the disk can fill while the job runs.
 	c := newCluster(t, clusterConfig{honest: true, liar: true, liarPad: bigPad, sum: sum,
 		dirs:       map[string]string{victim: filepath.Join(mnt, "repo")},
-		failpoints: map[string]string{"liar": fmt.Sprintf("seller/after-accept-lock=sleep(%d)", holdOpen.Milliseconds())}})
+		failpoints: map[string]string{"liar": fmt.Sprintf("%s=sleep(%d)", holdPoint, holdOpen.Milliseconds())}})
 	d := c.byName(victim)
 	if h := c.hire(c.honest, hireTimeout); h.info.Outcome != "released" {
 		t.Fatalf("before the disk filled up: %s", h)
@@ -67,9 +70,9 @@ func runDiskFull(t *testing.T, victim string, sum *tally) {
 	c.freeDisk(t, d, filler)
 
 	// Full while a job with a large output runs.
-	m := c.watchFor(t, c.liar, "accepted")
+	hits := c.liar.hits(holdPoint)
 	hire := c.hireAsync(c.liar, hireTimeout)
-	m.wait(t)
+	c.liar.waitHit(t, holdPoint, hits)
 	filler = fill(t, mnt, diskLeft)
 	c.injected(1)
 	t.Logf("disk filled during the job: %s", <-hire)
@@ -79,9 +82,9 @@ func runDiskFull(t *testing.T, victim string, sum *tally) {
 	// Full to the last byte while a job runs, as by a program that wants
 	// all of it: the reserve the node releases is taken too.
 	waitReserve(t, d)
-	m = c.watchFor(t, c.liar, "accepted")
+	hits = c.liar.hits(holdPoint)
 	hire = c.hireAsync(c.liar, hireTimeout)
-	m.wait(t)
+	c.liar.waitHit(t, holdPoint, hits)
 	fillers := fillToTheLastByte(t, mnt, d)
 	c.injected(1)
 	t.Logf("disk filled to the last byte during the job: %s", <-hire)

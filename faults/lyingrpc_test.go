@@ -247,13 +247,7 @@ func TestEVMLyingRPC(t *testing.T) {
 	}
 	var sum tally
 	ps := &proxies{by: map[string]*lyingrpc.Proxy{}}
-	// A window of 10 s, not the suite's 2: a hire whose lock took its whole
-	// deadline under the slow lie is refunded when the seller refuses the
-	// late lock, and its cancel (a dozen slow calls, with the package's
-	// other tests running alongside) must be mined before the lock's
-	// not-before, deadline + window + grace; past it the refund stays
-	// pending by design and the ledgers cannot converge with the chain.
-	c := newCluster(t, clusterConfig{honest: true, liar: true, sum: &sum, window: 10 * time.Second, evm: &evmConfig{rpc: ps.rpc}})
+	c := newCluster(t, clusterConfig{honest: true, liar: true, sum: &sum, evm: &evmConfig{rpc: ps.rpc}})
 	if len(ps.by) != 3 {
 		t.Fatalf("%d daemons behind a lying endpoint, want 3 (buyer and both sellers)", len(ps.by))
 	}
