@@ -212,8 +212,14 @@ type TxResult struct {
 	Fee *big.Int
 }
 
-// send builds a transaction with build (given options that do not send),
-// checks the gas money, sends it, and waits for its confirmations. Only one
+// withHeadroom is the gas limit of a transaction estimated at gas: a
+// quarter more, and room for two writes to an empty storage slot
+// (20,000 gas each, less the 2,900 of a write to a full one).
+func withHeadroom(gas uint64) uint64 { return gas + gas/4 + 2*17_100 }
+
+// send builds a transaction with build (given options that do not send;
+// it is called twice, the second time with the gas limit, nonce and fees
+// set), checks the gas money, sends it, and waits for its confirmations. Only one
 // send runs at a time per rail.
 func (r *Rail) send(ctx context.Context, what string, build func(*bind.TransactOpts) (*types.Transaction, error)) (*TxResult, *types.Receipt, error) {
 	r.sendMu.Lock()
@@ -233,6 +239,22 @@ func (r *Rail) send(ctx context.Context, what string, build func(*bind.TransactO
 	}
 	tx, err := build(opts) // estimates gas: a call the contract would refuse fails here
 	if err != nil {
+		return nil, nil, classify(what, err, r.abis...)
+	}
+	// The estimate is for the chain as it is now. Another party's
+	// transaction mined first can make this one dearer: an allocate to a
+	// line the seller has just emptied writes an empty slot, 17,100 gas
+	// more. With the bare estimate as its limit it ran out of gas and
+	// reverted (escrow/evm TestSendLeavesGasHeadroom). Build it again, with
+	// the same nonce and fees, and room to spare.
+	opts.GasLimit = withHeadroom(tx.Gas())
+	opts.Nonce = new(big.Int).SetUint64(tx.Nonce())
+	if tx.Type() == types.DynamicFeeTxType {
+		opts.GasFeeCap, opts.GasTipCap = tx.GasFeeCap(), tx.GasTipCap()
+	} else {
+		opts.GasPrice = tx.GasPrice()
+	}
+	if tx, err = build(opts); err != nil {
 		return nil, nil, classify(what, err, r.abis...)
 	}
 	if bal.Cmp(tx.Cost()) < 0 {
