@@ -444,6 +444,10 @@ func (l *Lock) sameTerms(o *Lock) bool {
 }
 
 // equal reports whether two locks are the same signed message.
+// Equal reports whether o is the very lock l: the same terms, times, rail
+// proof and signature.
+func (l *Lock) Equal(o *Lock) bool { return l != nil && o != nil && l.equal(o) }
+
 func (l *Lock) equal(o *Lock) bool {
 	return l.sameTerms(o) && l.CreatedAt.Equal(o.CreatedAt) && l.NotBefore.Equal(o.NotBefore) &&
 		bytes.Equal(l.RailProof, o.RailProof) && bytes.Equal(l.Signature, o.Signature)

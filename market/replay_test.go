@@ -19,8 +19,23 @@ import (
 // Regression: sending one signed lock twice with a different input ran the
 // handler again and overwrote the seller's job record. A lock is accepted
 // once: a replay with the same input gets the first result, one with
-// another input gets 409, and neither runs the handler.
+// another input gets 409, and neither runs the handler. So also once the
+// lock's deadline has passed (the faults suite's replay met a 400 "lock
+// deadline has already passed" on a loaded machine).
 func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		timeout      time.Duration
+		pastDeadline bool
+	}{
+		{name: "within the deadline", timeout: 20 * time.Second},
+		{name: "past the deadline", timeout: 3 * time.Second, pastDeadline: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { replayLock(t, tc.timeout, tc.pastDeadline) })
+	}
+}
+
+func replayLock(t *testing.T, timeout time.Duration, pastDeadline bool) {
 	boot := setupPeer(t, nil)
 	seller := setupPeer(t, boot)
 	buyer := setupPeer(t, boot)
@@ -33,7 +48,7 @@ func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
 	waitProvided(t, boot, seller, buyer)
 	ctx := context.Background()
 	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
-	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: json.RawMessage(`{"a":1}`), Timeout: 20 * time.Second})
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.echo", Input: json.RawMessage(`{"a":1}`), Timeout: timeout})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"a":1}`, string(res.Output))
 	// The seller writes "delivered" to its record just after sending the
@@ -50,6 +65,9 @@ func TestReplayedLockNeverRunsTheHandlerAgain(t *testing.T) {
 	require.True(t, ok)
 	lockJSON, err := json.Marshal(er.Lock)
 	require.NoError(t, err)
+	if pastDeadline {
+		time.Sleep(time.Until(er.Lock.Deadline) + 200*time.Millisecond)
+	}
 	post := func(input string) (*http.Response, error) {
 		body, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: json.RawMessage(input)})
 		require.NoError(t, err)

@@ -394,6 +394,9 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, status, reasons, err := s.checkJob(r.Context(), buyer, req, lock)
+	if err != nil && s.replayOf(w, r, buyer, lock, req.Input) {
+		return
+	}
 	if err != nil {
 		s.log.Debug("job refused", "remote_peer", buyer, "err", err)
 		writeError(w, status, err.Error(), reasons...)
@@ -435,6 +438,24 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	failpoint.Inject("seller/after-accept-lock")
 	s.rememberCounterparty(buyer)
 	s.runJob(w, r, o, lock, req.Input)
+}
+
+// replayOf answers a POST /jobs that checkJob refused if its lock is one
+// this seller accepted from buyer before, and reports whether it did: a
+// replay gets the job as it is (or 409 with another input), as AcceptLock
+// would, even once the lock's deadline or its quote has passed. Fresh
+// locks never come here, so the hot path reads nothing more.
+func (s *seller) replayOf(w http.ResponseWriter, r *http.Request, buyer peer.ID, lock *escrow.Lock, input []byte) bool {
+	er, err := s.escrow.GetRole(r.Context(), lock.JobID, escrow.RoleSeller)
+	if err != nil || er.Buyer != buyer || !er.Lock.Equal(lock) {
+		return false
+	}
+	if er.InputHash != escrow.HashHex(input) {
+		writeError(w, http.StatusConflict, "lock refused: "+escrow.ErrJobIDReused.Error()+": the lock was accepted with another input")
+		return true
+	}
+	s.replay(w, r, lock.JobID)
+	return true
 }
 
 // replay answers a POST /jobs whose lock was accepted before: with the
