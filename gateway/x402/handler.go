@@ -190,13 +190,21 @@ func New(hirer Hirer, chain Chain, db *badger.DB, opts ...Option) (*Handler, err
 	if err != nil {
 		return nil, fmt.Errorf("x402: read authorization records: %w", err)
 	}
+	// Every open record is marked in flight before any resumes: a resume
+	// that ends at once releases its key under h.mu, which must not meet
+	// this loop still writing the map.
+	done := make(map[string]chan struct{}, len(open))
+	h.mu.Lock()
+	for key := range open {
+		done[key] = make(chan struct{})
+		h.inflight[key] = done[key]
+	}
+	h.mu.Unlock()
 	for key, rec := range open {
-		done := make(chan struct{})
-		h.inflight[key] = done
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
-			defer h.release(key, done)
+			defer h.release(key, done[key])
 			h.resume(h.ctx, []byte(key), rec)
 		}()
 	}
