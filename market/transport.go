@@ -2,6 +2,7 @@ package market
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2phttp "github.com/libp2p/go-libp2p/p2p/http"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	circuit "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 )
 
@@ -176,7 +178,7 @@ func (c *agentClient) route(ctx context.Context, seller peer.AddrInfo, job bool,
 		// exists: adding them on every request would rewrite the
 		// peerstore, which is on disk.
 		cctx, cancel := context.WithTimeout(ctx, newStreamTimeout)
-		err := c.host.Connect(network.WithAllowLimitedConn(cctx, "swarmwage agent"), seller)
+		err := c.connect(network.WithAllowLimitedConn(cctx, "swarmwage agent"), seller)
 		cancel()
 		if err != nil {
 			return false, err
@@ -189,6 +191,25 @@ func (c *agentClient) route(ctx context.Context, seller peer.AddrInfo, job bool,
 		return true, nil
 	}
 	return c.upgradeOrFit(ctx, seller, size)
+}
+
+// connect connects to seller. A dial of this node's that failed a moment
+// ago (a DHT query's, cut short on a loaded machine, say) puts the seller's
+// addresses in the swarm's dial backoff, and for seconds every dial to them
+// then fails at once without trying. A hire means to reach this seller now,
+// so, as Kubo's 'swarm connect' does, connect clears the seller's backoff
+// and dials once more: one real attempt per request, not one per backoff.
+func (c *agentClient) connect(ctx context.Context, seller peer.AddrInfo) error {
+	err := c.host.Connect(ctx, seller)
+	if !errors.Is(err, swarm.ErrDialBackoff) {
+		return err
+	}
+	sw, ok := c.host.Network().(interface{ Backoff() *swarm.DialBackoff })
+	if !ok {
+		return err
+	}
+	sw.Backoff().Clear(seller.ID)
+	return c.host.Connect(ctx, seller)
 }
 
 // upgradeOrFit is called for a job of size bytes to a seller whose only

@@ -17,6 +17,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/proto"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
@@ -145,6 +146,33 @@ func pipeTransport(answer []byte) *http.Transport {
 		}()
 		return client, nil
 	})
+}
+
+// TestRequestDialsThroughAnEarlierDialsBackoff: a dial to a seller that
+// failed a moment ago (a DHT query's, cut short) leaves its addresses in
+// the swarm's dial backoff; a request to the seller still dials it once
+// rather than failing at once (TestOfflineJobsAreTheDaemons failed so on a
+// loaded machine: "all dials failed ... dial backoff").
+func TestRequestDialsThroughAnEarlierDialsBackoff(t *testing.T) {
+	seller := setupPeer(t, nil)
+	buyer, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
+	require.NoError(t, err)
+	t.Cleanup(func() { buyer.Close() })
+	sw, ok := buyer.Network().(*swarm.Swarm)
+	require.True(t, ok, "the host's network is go-libp2p's swarm")
+	for _, a := range seller.host.Addrs() {
+		sw.Backoff().AddBackoff(seller.host.ID(), a)
+	}
+	info := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
+	require.ErrorIs(t, buyer.Connect(t.Context(), info), swarm.ErrDialBackoff, "the swarm itself refuses to dial")
+
+	c := &agentClient{host: buyer}
+	var resp struct {
+		Listings []any `json:"listings"`
+	}
+	_, _, err = c.do(t.Context(), info, http.MethodGet, "/capabilities", nil, maxListingsSize, &resp)
+	require.NoError(t, err)
+	require.Equal(t, network.Connected, buyer.Network().Connectedness(seller.host.ID()))
 }
 
 func TestResponseHeadersAreCapped(t *testing.T) {
