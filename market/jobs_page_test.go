@@ -31,7 +31,10 @@ func pagedJobs(t *testing.T, n int) *jobs {
 	someone, err := peer.IDFromPublicKey(pub)
 	require.NoError(t, err)
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	big := json.RawMessage(`"` + strings.Repeat("o", 64<<10) + `"`)
+	// 8 KiB each is large enough that a list carrying them would show, and
+	// small enough that walking 50 of them a page at a time stays quick
+	// under the race detector (64 KiB took 90 s there).
+	big := json.RawMessage(`"` + strings.Repeat("o", 8<<10) + `"`)
 	for i := range n {
 		role := RoleBuyer
 		if i%2 == 1 {
