@@ -394,7 +394,11 @@ func TestSettlerVanishedPayoutSurvivesACrashAtEachStep(t *testing.T) {
 // provisional release again and it claims again with its lock voucher.
 func TestSettlerClaimVanishedIsClaimedAgain(t *testing.T) {
 	n, buyer, seller := reorgNet(t, SettlerConfig{})
-	hire(t, buyer, seller, "job-cl", 20_000, 2*time.Second, time.Second)
+	// The snapshot must come before the claim, which is sent a claim
+	// margin past the lock's not-before (deadline and window): a deadline
+	// of 2 s was passed by the time hire returned once, on a loaded machine
+	// under the race detector, and the reorg then had no claim to remove.
+	hire(t, buyer, seller, "job-cl", 20_000, 8*time.Second, time.Second)
 	snapAt := n.snapshot(t)
 	require.Eventually(t, func() bool {
 		return seller.record(t, escrow.RoleSeller, "job-cl").ChainOutcome == escrow.RailPaid &&
