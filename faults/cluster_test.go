@@ -360,6 +360,16 @@ func (c *cluster) hire(seller *daemon, timeout time.Duration) hireResult {
 	return h
 }
 
+// connect has from dial to and waits for the connection, so that a
+// hire's short timeout goes to the hire, not to the first contact.
+func (c *cluster) connect(t *testing.T, from, to *daemon) {
+	t.Helper()
+	addr := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d/p2p/%s", to.port, to.id)
+	if r := from.run(cliTimeout, "peers", "connect", addr); r.code != 0 || r.err != nil {
+		t.Fatalf("%s: peers connect %s: exit %d (%v): %s", from.name, addr, r.code, r.err, r.stderr)
+	}
+}
+
 // hireAsync starts a hire and returns where its result arrives.
 func (c *cluster) hireAsync(seller *daemon, timeout time.Duration) <-chan hireResult {
 	ch := make(chan hireResult, 1)

@@ -99,6 +99,11 @@ func runKill(t *testing.T, kc killCase, sum *tally) {
 	}
 	c := newClusterFor(t, cfg, fps)
 	seller := c.sellers[0]
+	// A hire's --timeout (hireTimeout) covers the whole hire. Under a CPU
+	// hog the buyer's first contact with the seller (dial, handshakes,
+	// identify, the listing) once took all of it: the job never reached
+	// the step whose fault the case injects, and its failpoint never fired.
+	c.connect(t, c.buyer, seller)
 	start := time.Now()
 	var hires []<-chan hireResult
 	for i := range max(kc.hires, 1) {
