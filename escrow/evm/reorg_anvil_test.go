@@ -395,9 +395,10 @@ func TestSettlerVanishedPayoutSurvivesACrashAtEachStep(t *testing.T) {
 func TestSettlerClaimVanishedIsClaimedAgain(t *testing.T) {
 	n, buyer, seller := reorgNet(t, SettlerConfig{})
 	// The snapshot must come before the claim, which is sent a claim
-	// margin past the lock's not-before (deadline and window): a deadline
-	// of 2 s was passed by the time hire returned once, on a loaded machine
-	// under the race detector, and the reorg then had no claim to remove.
+	// margin past the lock's not-before (deadline and window); 8 s keeps it
+	// well after. On a loaded machine the test has still failed in reorg
+	// with no block between the snapshot and the reorg, although both
+	// records showed the claim paid; why is not yet known.
 	hire(t, buyer, seller, "job-cl", 20_000, 8*time.Second, time.Second)
 	snapAt := n.snapshot(t)
 	require.Eventually(t, func() bool {
