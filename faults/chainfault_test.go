@@ -281,7 +281,7 @@ func TestEVMReorgsDuringHires(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		depth, err := c.chain.reorg(snap)
+		depth, err := c.chain.reorg(snap, start)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}

@@ -264,10 +264,12 @@ func (ch *chain) snapshot() (string, error) {
 	return id, err
 }
 
-// reorg replaces every block since snap with a longer chain of empty
-// blocks, and returns how many blocks it replaced: a reorg as deep as the
-// blocks mined since the snapshot.
-func (ch *chain) reorg(snap string) (uint64, error) {
+// reorg replaces every block above start (the head when snap was taken)
+// with a longer chain of empty blocks, and returns how many blocks it
+// replaced. The depth is counted from start, not from a head read after
+// the revert: a hire's transaction sent just before it is mined on the new
+// chain at once, and would make the depth look one less.
+func (ch *chain) reorg(snap string, start uint64) (uint64, error) {
 	before, err := ch.head()
 	if err != nil {
 		return 0, err
@@ -278,15 +280,13 @@ func (ch *chain) reorg(snap string) (uint64, error) {
 	if err := ch.rpc.CallContext(ctx, &ok, "evm_revert", snap); err != nil || !ok {
 		return 0, fmt.Errorf("evm_revert %s: %v (reverted: %v)", snap, err, ok)
 	}
-	after, err := ch.head()
-	if err != nil {
+	// The new chain is longer than the one it replaces, as a real reorg
+	// (one more: a block mined between the snapshot and the read of start
+	// is replaced too).
+	if err := ch.mine(before - start + 2); err != nil {
 		return 0, err
 	}
-	// The new chain is longer than the one it replaces, as a real reorg.
-	if err := ch.mine(before - after + 1); err != nil {
-		return 0, err
-	}
-	return before - after, nil
+	return before - start, nil
 }
 
 // chainStranger is a third key with its own deposit in the escrow: it pays

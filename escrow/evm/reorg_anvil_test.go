@@ -164,16 +164,27 @@ func TestSettlerEventTheChainDoesNotConfirmChangesNothing(t *testing.T) {
 	require.NoError(t, buyer.esc.CheckInvariant(ctx))
 }
 
-func (n *anvilNet) snapshot(t *testing.T) string {
+func (n *anvilNet) snapshot(t *testing.T) chainSnapshot {
 	t.Helper()
-	var id string
-	require.NoError(t, n.rpc.CallContext(t.Context(), &id, "evm_snapshot"))
-	return id
+	var snap chainSnapshot
+	require.NoError(t, n.rpc.CallContext(t.Context(), &snap.id, "evm_snapshot"))
+	head, err := n.buyer.eth.BlockNumber(t.Context())
+	require.NoError(t, err)
+	snap.head = head
+	return snap
+}
+
+// chainSnapshot is an anvil snapshot and the head it was taken at. A
+// block mined between the two calls is above head and so is replaced by a
+// reorg to it too: the depth is only under-counted, never over-counted.
+type chainSnapshot struct {
+	id   string
+	head uint64
 }
 
 // reorg replaces every block since snap with a longer chain of empty
 // blocks: a reorg deeper than the confirmation depth.
-func (n *anvilNet) reorg(t *testing.T, snap string) {
+func (n *anvilNet) reorg(t *testing.T, snap chainSnapshot) {
 	t.Helper()
 	ctx := t.Context()
 	// Bury the blocks to replace under a few more, then replace them all.
@@ -181,12 +192,14 @@ func (n *anvilNet) reorg(t *testing.T, snap string) {
 	before, err := n.buyer.eth.BlockNumber(ctx)
 	require.NoError(t, err)
 	var ok bool
-	require.NoError(t, n.rpc.CallContext(ctx, &ok, "evm_revert", snap))
+	require.NoError(t, n.rpc.CallContext(ctx, &ok, "evm_revert", snap.id))
 	require.True(t, ok)
-	after, err := n.buyer.eth.BlockNumber(ctx)
-	require.NoError(t, err)
-	require.Greater(t, before, after+3, "the reorg is deeper than the confirmation depth")
-	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", before-after+2))
+	// The depth is measured from the snapshot's head, not from a head read
+	// now: a node's transaction sent just before the revert (a top-up after
+	// a claim) is mined on the new chain at once, and read here it made a
+	// 4-block reorg look 3 deep.
+	require.Greater(t, before, snap.head+3, "the reorg is deeper than the confirmation depth")
+	require.NoError(t, n.rpc.CallContext(ctx, nil, "anvil_mine", before-snap.head+2))
 }
 
 // tokensConserved checks that the chain holds exactly what was minted
@@ -401,8 +414,6 @@ func TestSettlerClaimVanishedIsClaimedAgain(t *testing.T) {
 	hire(t, buyer, seller, "job-cl", 20_000, 8*time.Second, time.Second)
 	hired := time.Since(start)
 	snapAt := n.snapshot(t)
-	snapHead, err := n.buyer.eth.BlockNumber(t.Context())
-	require.NoError(t, err)
 	require.Empty(t, seller.record(t, escrow.RoleSeller, "job-cl").ChainOutcome, "the claim came before the snapshot (the hire took %v)", hired)
 	require.Eventually(t, func() bool {
 		return seller.record(t, escrow.RoleSeller, "job-cl").ChainOutcome == escrow.RailPaid &&
@@ -410,10 +421,8 @@ func TestSettlerClaimVanishedIsClaimedAgain(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond)
 	claim, err := n.buyer.eth.TransactionReceipt(t.Context(), common.HexToHash(seller.record(t, escrow.RoleSeller, "job-cl").ChainTx))
 	require.NoError(t, err)
-	// The precondition of the reorg below, stated so that a failure says
-	// which block the claim was in (it has failed under load with the
-	// snapshot's head equal to the reorg's; the cause is not yet known).
-	require.Greater(t, claim.BlockNumber.Uint64(), snapHead, "the claim is mined after the snapshot at block %d (the hire took %v)", snapHead, hired)
+	// The reorg below must take the claim away.
+	require.Greater(t, claim.BlockNumber.Uint64(), snapAt.head, "the claim is mined after the snapshot at block %d (the hire took %v)", snapAt.head, hired)
 	n.reorg(t, snapAt)
 	require.Zero(t, n.tokenOf(t, seller.key.Address()))
 	require.Eventually(t, func() bool { return n.tokenOf(t, seller.key.Address()) == 20_000 }, 30*time.Second, 50*time.Millisecond)
