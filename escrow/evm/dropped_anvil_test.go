@@ -1,10 +1,13 @@
 package evm
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,4 +71,50 @@ func TestSendGivesUpOnADroppedTransaction(t *testing.T) {
 	line, err := n.buyer.LineOf(ctx, n.buyer.Address(), n.seller.Address())
 	require.NoError(t, err)
 	require.Equal(t, int64(100_000), line.Balance, "allocated once")
+}
+
+// TestSendFillsANonceGapAReorgLeft: a send whose nonce was read before a
+// reorg dropped the key's last mined transaction holds a nonce above the
+// chain's next one; no node mines it while the gap is open. The send fills
+// the gap with an empty transfer and its transaction is mined, well before
+// TxTimeout, exactly once. Found by the fault suite's reorgs during hires
+// under load (issue 23): the buyer's sender waited TxTimeout (2 min) for an
+// allocation anvil kept queued, and every hire behind it timed out.
+func TestSendFillsANonceGapAReorgLeft(t *testing.T) {
+	n := newAnvilNet(t, time.Hour, 1)
+	ctx := t.Context()
+	n.mint(t, n.buyer.Address(), 1_000_000)
+	_, err := n.buyer.Deposit(ctx, 500_000)
+	require.NoError(t, err)
+	var snap string
+	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
+	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
+	require.NoError(t, err)
+	stale, err := n.buyer.eth.PendingNonceAt(ctx, n.buyer.Address())
+	require.NoError(t, err)
+	var reverted bool
+	require.NoError(t, n.rpc.CallContext(ctx, &reverted, "evm_revert", snap))
+	require.True(t, reverted)
+	next, err := n.buyer.eth.PendingNonceAt(ctx, n.buyer.Address())
+	require.NoError(t, err)
+	require.Less(t, next, stale, "the revert dropped the allocation, so the stale nonce is above the chain's next")
+
+	start := time.Now()
+	_, _, err = n.buyer.send(ctx, "allocate at the stale nonce", func(o *bind.TransactOpts) (*types.Transaction, error) {
+		if o.Nonce == nil { // the estimate's build has none; the sent one gets the stale nonce
+			o.Nonce = new(big.Int).SetUint64(stale)
+		}
+		return n.buyer.esc.Allocate(o, n.seller.Address(), big.NewInt(1))
+	})
+	require.NoError(t, err, "the gapped send is mined once the gap is filled")
+	require.Less(t, time.Since(start), n.buyer.cfg.TxTimeout/2, "it did not wait out TxTimeout")
+
+	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 7)
+	require.NoError(t, err, "the sender is free for the next send")
+	mined, err := n.buyer.eth.NonceAt(ctx, n.buyer.Address(), nil)
+	require.NoError(t, err)
+	require.Equal(t, stale+2, mined, "the filler, the gapped send and the next one are mined, nothing more")
+	line, err := n.buyer.LineOf(ctx, n.buyer.Address(), n.seller.Address())
+	require.NoError(t, err)
+	require.Equal(t, int64(8), line.Balance, "the gapped allocation counted once, the dropped one not at all")
 }

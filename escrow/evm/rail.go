@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/swarmwage/swarmwage/escrow/evm/contract"
 )
@@ -265,7 +266,7 @@ func (r *Rail) send(ctx context.Context, what string, build func(*bind.TransactO
 		return nil, nil, classify(what+": send", err, r.abis...)
 	}
 	r.log.Debug("transaction sent", "what", what, "tx", tx.Hash().Hex(), "gas_limit", tx.Gas())
-	rc, err := r.waitConfirmed(ctx, tx.Hash())
+	rc, err := r.waitConfirmed(ctx, tx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -319,8 +320,10 @@ const droppedPolls = 8
 // top, and checks that block is still canonical. A receipt whose block was
 // replaced is waited for again (the transaction may be mined anew) until
 // TxTimeout, or until it is neither mined nor pending for droppedPolls
-// polls; then the error wraps ErrReorg.
-func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receipt, error) {
+// polls; then the error wraps ErrReorg. A transaction pending that long
+// behind a nonce no transaction holds gets the gap filled (fillNonceGap).
+func (r *Rail) waitConfirmed(ctx context.Context, sent *types.Transaction) (*types.Receipt, error) {
+	tx := sent.Hash()
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.TxTimeout)
 	defer cancel()
 	tick := time.NewTicker(r.cfg.PollInterval)
@@ -328,6 +331,7 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 	var reorged error
 	var seenIn uint64 // block the receipt was last seen in
 	missing := 0      // polls in a row it was neither mined nor pending
+	pending := 0      // polls in a row it was pending
 	for {
 		rc, err := r.eth.TransactionReceipt(ctx, tx)
 		switch {
@@ -350,13 +354,23 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 				reorged = fmt.Errorf("%w: transaction left block %d", ErrReorg, seenIn)
 				r.log.Warn("transaction's block was replaced; waiting for it again", "tx", tx.Hex(), "block", seenIn)
 			}
-			if _, _, terr := r.eth.TransactionByHash(ctx, tx); errors.Is(terr, ethereum.NotFound) {
+			_, isPending, terr := r.eth.TransactionByHash(ctx, tx)
+			if errors.Is(terr, ethereum.NotFound) {
+				pending = 0
 				if missing++; missing >= droppedPolls {
 					r.log.Warn("transaction dropped: neither mined nor pending", "tx", tx.Hex(), "block", seenIn)
 					return nil, fmt.Errorf("%w: transaction %s is neither mined nor pending (dropped, its block replaced or never mined)", ErrReorg, tx.Hex())
 				}
-			} else {
-				missing = 0
+				break
+			}
+			missing = 0
+			if terr != nil || !isPending {
+				break
+			}
+			if pending++; pending%droppedPolls == 0 {
+				if err := r.fillNonceGap(ctx, sent); err != nil {
+					r.log.Warn("could not fill the nonce gap below a pending transaction", "tx", tx.Hex(), "nonce", sent.Nonce(), "err", err)
+				}
 			}
 		default:
 			if ctx.Err() == nil {
@@ -375,6 +389,48 @@ func (r *Rail) waitConfirmed(ctx context.Context, tx common.Hash) (*types.Receip
 		case <-tick.C:
 		}
 	}
+}
+
+// fillNonceGap sends a transfer of nothing to the key's own address for
+// each nonce below sent's that neither the chain nor the pool holds, so
+// that sent can be mined: no node mines a transaction while a nonce below
+// it is missing. Such a gap opens when a reorg drops a mined transaction
+// of the key (anvil's evm_revert does; so does a node that does not return
+// a replaced block's transactions to its pool) after send read its nonce
+// and before it sent: the chain's next nonce is then the dropped one's.
+// Found by the fault suite's reorgs during hires: the buyer's sender waited
+// TxTimeout for an allocation no node would mine, and every hire behind it
+// timed out. Sending sent's effect again at the lower nonce instead would
+// let the gapped one be mined after it: twice what was meant.
+func (r *Rail) fillNonceGap(ctx context.Context, sent *types.Transaction) error {
+	next, err := r.eth.PendingNonceAt(ctx, r.Address())
+	if err != nil {
+		return classify("read the pending nonce", err)
+	}
+	if next >= sent.Nonce() {
+		return nil
+	}
+	opts, err := r.key.Transactor(r.domain.ChainID)
+	if err != nil {
+		return err
+	}
+	r.log.Warn("transaction waits behind nonces no transaction holds (a reorg dropped them); filling them with empty transfers",
+		"tx", sent.Hash().Hex(), "nonce", sent.Nonce(), "from_nonce", next)
+	self := r.Address()
+	for n := next; n < sent.Nonce(); n++ {
+		var fill types.TxData = &types.LegacyTx{Nonce: n, GasPrice: sent.GasPrice(), Gas: params.TxGas, To: &self}
+		if sent.Type() == types.DynamicFeeTxType {
+			fill = &types.DynamicFeeTx{ChainID: r.domain.ChainID, Nonce: n, GasTipCap: sent.GasTipCap(), GasFeeCap: sent.GasFeeCap(), Gas: params.TxGas, To: &self}
+		}
+		signed, err := opts.Signer(self, types.NewTx(fill))
+		if err != nil {
+			return fmt.Errorf("sign the empty transfer at nonce %d: %w", n, err)
+		}
+		if err := r.eth.SendTransaction(ctx, signed); err != nil {
+			return classify(fmt.Sprintf("send the empty transfer at nonce %d", n), err)
+		}
+	}
+	return nil
 }
 
 // confirmed reports whether rc's block has the confirmation depth, and
