@@ -317,24 +317,28 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 func (e *Escrow) checkRailSettle(ctx context.Context, s *Settle) error {
 	var l *Lock
 	err := e.view(ctx, func(txn *tx) error {
-		if _, err := loadRecord(txn, RoleSeller, s.JobID); err != nil {
+		r, err := loadRecord(txn, RoleSeller, s.JobID)
+		if err != nil {
 			return err
 		}
-		var err error
+		// The record has the lock's rail (AcceptLock copies it); the lock
+		// itself, a larger document, is read only for a rail's release.
+		switch {
+		case s.Rail != r.Rail:
+			return fmt.Errorf("%w: the settle is for rail %q, the job was locked on %q", ErrInvalidMessage, s.Rail, r.Rail)
+		case r.Rail == "" || s.Decision != DecisionRelease:
+			return nil
+		}
 		l, err = loadLock(txn, s.JobID, RoleSeller)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil // the transaction reports the unknown job
 	}
-	if err != nil {
+	if err != nil || l == nil {
 		return err
 	}
 	switch {
-	case s.Rail != l.Rail:
-		return fmt.Errorf("%w: the settle is for rail %q, the job was locked on %q", ErrInvalidMessage, s.Rail, l.Rail)
-	case l.Rail == "" || s.Decision != DecisionRelease:
-		return nil
 	case len(s.RailProof) == 0:
 		return fmt.Errorf("%w: a release on rail %s needs the rail's signed release", ErrInvalidMessage, l.Rail)
 	case e.cfg.rail == nil || e.cfg.rail.Name() != l.Rail:
