@@ -22,9 +22,7 @@ import (
 func TestSendGivesUpOnADroppedTransaction(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
-	n.mint(t, n.buyer.Address(), 1_000_000)
-	_, err := n.buyer.Deposit(ctx, 500_000)
-	require.NoError(t, err)
+	n.deposited(t, 1_000_000, 500_000)
 	require.NoError(t, n.rpc.CallContext(ctx, nil, "evm_setAutomine", false))
 
 	done := make(chan error, 1)
@@ -66,7 +64,7 @@ func TestSendGivesUpOnADroppedTransaction(t *testing.T) {
 
 	// The sender is free: the next transaction goes through.
 	require.NoError(t, n.rpc.CallContext(ctx, nil, "evm_setAutomine", true))
-	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
+	_, err := n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
 	require.NoError(t, err)
 	line, err := n.buyer.LineOf(ctx, n.buyer.Address(), n.seller.Address())
 	require.NoError(t, err)
@@ -83,12 +81,10 @@ func TestSendGivesUpOnADroppedTransaction(t *testing.T) {
 func TestSendFillsANonceGapAReorgLeft(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
-	n.mint(t, n.buyer.Address(), 1_000_000)
-	_, err := n.buyer.Deposit(ctx, 500_000)
-	require.NoError(t, err)
+	n.deposited(t, 1_000_000, 500_000)
 	var snap string
 	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
-	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
+	_, err := n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
 	require.NoError(t, err)
 	stale, err := n.buyer.eth.PendingNonceAt(ctx, n.buyer.Address())
 	require.NoError(t, err)

@@ -252,10 +252,8 @@ func TestReceiptPaymentOnAnotherContractOrChainDoesNotCount(t *testing.T) {
 func TestReceiptPaymentOfAnotherAmountIsForged(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
-	n.mint(t, n.buyer.Address(), 1_000)
-	_, err := n.buyer.Deposit(ctx, 1_000)
-	require.NoError(t, err)
-	_, err = n.buyer.EnsureLine(ctx, n.seller.Address(), 1_000, 1_000)
+	n.deposited(t, 1_000, 1_000)
+	_, err := n.buyer.EnsureLine(ctx, n.seller.Address(), 1_000, 1_000)
 	require.NoError(t, err)
 	rel := &Release{JobID: JobID("sybil-1"), Buyer: n.buyer.Address(), Seller: n.seller.Address(), Amount: 1}
 	require.NoError(t, n.buyer.Domain().SignRelease(anvilKey(t, n.a, 1), rel))

@@ -66,6 +66,15 @@ func (n *anvilNet) mint(t testing.TB, to common.Address, amount int64) {
 	require.NoError(t, MintTest(t.Context(), n.a.URL, n.deployer, n.dep.Token, to, amount))
 }
 
+// deposited mints minted test tokens to the buyer and deposits amount of
+// them into the escrow.
+func (n *anvilNet) deposited(t testing.TB, minted, amount int64) {
+	t.Helper()
+	n.mint(t, n.buyer.Address(), minted)
+	_, err := n.buyer.Deposit(t.Context(), amount)
+	require.NoError(t, err)
+}
+
 // warp moves anvil's clock forward and mines a block.
 func (n *anvilNet) warp(t testing.TB, d time.Duration) {
 	t.Helper()
@@ -189,10 +198,8 @@ func TestCoverageWaitsForConfirmations(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
 	seller3 := n.rail(t, anvilKey(t, n.a, 2), 3)
-	n.mint(t, n.buyer.Address(), 1_000_000)
-	_, err := n.buyer.Deposit(ctx, 1_000_000)
-	require.NoError(t, err)
-	_, err = n.buyer.Allocate(ctx, seller3.Address(), 100_000)
+	n.deposited(t, 1_000_000, 1_000_000)
+	_, err := n.buyer.Allocate(ctx, seller3.Address(), 100_000)
 	require.NoError(t, err)
 	now := n.chainNow(t)
 	l, err := n.buyer.SignLock("conf", seller3.Address(), 50_000, now.Add(time.Minute))
@@ -319,9 +326,7 @@ func hexKey(k *Key) string {
 func TestWaitReportsReorgOfItsTransaction(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
-	n.mint(t, n.buyer.Address(), 1000)
-	_, err := n.buyer.Deposit(ctx, 1000)
-	require.NoError(t, err)
+	n.deposited(t, 1000, 1000)
 	var snap string
 	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
 	head, err := n.buyer.eth.BlockNumber(ctx)
