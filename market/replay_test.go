@@ -203,3 +203,60 @@ func TestBuyerTimeoutIsNotASellerFailure(t *testing.T) {
 		return err == nil && err2 == nil && rec.Status == StatusTimedOut && er.State == escrow.StateRefunded
 	}, 30*time.Second, 50*time.Millisecond) // the seller's timer and the buyer's refund race under load
 }
+
+// TestBuyerRefundWhileRunningSaysWhy: a buyer's refund that reaches the
+// seller while its handler runs ends the job there. A refund for the
+// deadline is the buyer's timeout arriving before the seller's own deadline
+// timer (they race under load: TestBuyerTimeoutIsNotASellerFailure failed
+// so in a pass under the hog), so the seller's record says timed_out, not
+// failed; any other refund is the buyer's cancel, recorded as such.
+func TestBuyerRefundWhileRunningSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		reason, status, errText string
+	}{
+		{escrow.ReasonDeadline, StatusTimedOut, "no result by the job deadline"},
+		{ErrCancelled.Error(), StatusFailed, "cancelled by the buyer"},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			boot := setupPeer(t, nil)
+			running := make(chan struct{}, 1)
+			seller := setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				running <- struct{}{}
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}))
+			buyer := setupPeer(t, boot)
+			_, err := seller.market.AddListing(t.Context(), ListingParams{
+				Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+			})
+			require.NoError(t, err)
+			waitProvided(t, boot, seller, buyer)
+			ctx := t.Context()
+			require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
+			hired := make(chan error, 1)
+			go func() {
+				_, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: time.Minute})
+				hired <- err
+			}()
+			<-running
+			recs, err := buyer.market.escrow.List(ctx, escrow.Filter{Role: escrow.RoleBuyer})
+			require.NoError(t, err)
+			require.Len(t, recs, 1)
+			job := recs[0]
+			_, err = buyer.market.refund(HireResult{JobID: job.JobID, Seller: job.Seller}, tc.reason, nil, nil)
+			require.NoError(t, err)
+			require.Error(t, <-hired, "the hire ends once the seller stops the job")
+			require.Eventually(t, func() bool {
+				rec, err := seller.market.jobs.get(RoleSeller, job.JobID)
+				return err == nil && rec.Status != StatusRunning
+			}, 30*time.Second, 20*time.Millisecond)
+			rec, err := seller.market.jobs.get(RoleSeller, job.JobID)
+			require.NoError(t, err)
+			require.Equal(t, tc.status, rec.Status)
+			require.Contains(t, rec.Error, tc.errText)
+			er, err := seller.market.escrow.GetRole(ctx, job.JobID, escrow.RoleSeller)
+			require.NoError(t, err)
+			require.Equal(t, escrow.StateRefunded, er.State)
+		})
+	}
+}

@@ -538,7 +538,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		case res := <-done:
 			s.recordAttempts(lock.JobID, res)
 			if res.err != nil && ctx.Err() == context.Canceled && s.ctx.Err() == nil {
-				s.cancelled(stream, lock)
+				s.cancelled(stream, lock, time.Since(start))
 				return
 			}
 			if res.err != nil && !s.cfg.now().Before(lock.Deadline) {
@@ -552,7 +552,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 				return // shutting down: the restart reconciles the job
 			}
 			if ctx.Err() == context.Canceled {
-				s.cancelled(stream, lock)
+				s.cancelled(stream, lock, time.Since(start))
 				return
 			}
 			// A handler that ignores its context still loses the job at
@@ -598,8 +598,14 @@ func (s *seller) recordAttempts(jobID string, res outcome) {
 }
 
 // cancelled ends a job the buyer refunded (cancelled) while it ran; the
-// escrow already says refunded.
-func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock) {
+// escrow already says refunded. A refund for the deadline is the buyer's
+// timeout, which reached the seller before its own deadline timer did (the
+// two race under load): the job timed out, as in timedOut, and did not fail.
+func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock, took time.Duration) {
+	if rec, err := s.escrow.GetRole(s.ctx, lock.JobID, escrow.RoleSeller); err == nil && rec.Reason == escrow.ReasonDeadline {
+		s.timedOut(stream, lock, took)
+		return
+	}
 	msg := "cancelled by the buyer"
 	s.updateJob(RoleSeller, lock.JobID, func(r *JobRecord) {
 		r.Status, r.Error, r.UpdatedAt = StatusFailed, msg, time.Now().UTC()
