@@ -95,7 +95,7 @@ func TestSendFillsANonceGapAReorgLeft(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, next, stale, "the revert dropped the allocation, so the stale nonce is above the chain's next")
 
-	start := time.Now()
+	// Without the fill this send waits out TxTimeout and fails "chain unreachable".
 	_, _, err = n.buyer.send(ctx, "allocate at the stale nonce", func(o *bind.TransactOpts) (*types.Transaction, error) {
 		if o.Nonce == nil { // the estimate's build has none; the sent one gets the stale nonce
 			o.Nonce = new(big.Int).SetUint64(stale)
@@ -103,7 +103,6 @@ func TestSendFillsANonceGapAReorgLeft(t *testing.T) {
 		return n.buyer.esc.Allocate(o, n.seller.Address(), big.NewInt(1))
 	})
 	require.NoError(t, err, "the gapped send is mined once the gap is filled")
-	require.Less(t, time.Since(start), n.buyer.cfg.TxTimeout/2, "it did not wait out TxTimeout")
 
 	_, err = n.buyer.Allocate(ctx, n.seller.Address(), 7)
 	require.NoError(t, err, "the sender is free for the next send")
