@@ -180,19 +180,8 @@ func TestUndecidedDeliveryIsVerifiedAgain(t *testing.T) {
 // working. Now the hire ends with ErrTimedOut, both sides refund, and the
 // seller's record says timed_out.
 func TestBuyerTimeoutIsNotASellerFailure(t *testing.T) {
-	boot := setupPeer(t, nil)
-	seller := setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		<-ctx.Done() // working until the deadline
-		return nil, ctx.Err()
-	}))
-	buyer := setupPeer(t, boot)
-	_, err := seller.market.AddListing(context.Background(), ListingParams{
-		Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
-	})
-	require.NoError(t, err)
-	waitProvided(t, boot, seller, buyer)
+	seller, buyer := setupSlowSeller(t, nil)
 	ctx := context.Background()
-	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
 	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: 2 * time.Second})
 	require.ErrorIs(t, err, ErrTimedOut)
 	require.NotErrorIs(t, err, ErrJobFailed)
@@ -218,21 +207,9 @@ func TestBuyerRefundWhileRunningSaysWhy(t *testing.T) {
 		{ErrCancelled.Error(), StatusFailed, "cancelled by the buyer"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
-			boot := setupPeer(t, nil)
 			running := make(chan struct{}, 1)
-			seller := setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-				running <- struct{}{}
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}))
-			buyer := setupPeer(t, boot)
-			_, err := seller.market.AddListing(t.Context(), ListingParams{
-				Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
-			})
-			require.NoError(t, err)
-			waitProvided(t, boot, seller, buyer)
+			seller, buyer := setupSlowSeller(t, running)
 			ctx := t.Context()
-			require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
 			hired := make(chan error, 1)
 			go func() {
 				_, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: time.Minute})
@@ -259,4 +236,27 @@ func TestBuyerRefundWhileRunningSaysWhy(t *testing.T) {
 			require.Equal(t, escrow.StateRefunded, er.State)
 		})
 	}
+}
+
+// setupSlowSeller is a seller of custom.test.slow whose handler works
+// until its job's context ends (a send on running, if not nil, says it
+// started), and a buyer with credits, on a private loopback network.
+func setupSlowSeller(t *testing.T, running chan<- struct{}) (seller, buyer *testPeer) {
+	t.Helper()
+	boot := setupPeer(t, nil)
+	seller = setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		if running != nil {
+			running <- struct{}{}
+		}
+		<-ctx.Done() // working until the deadline or the buyer's refund
+		return nil, ctx.Err()
+	}))
+	buyer = setupPeer(t, boot)
+	_, err := seller.market.AddListing(t.Context(), ListingParams{
+		Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
+	})
+	require.NoError(t, err)
+	waitProvided(t, boot, seller, buyer)
+	require.NoError(t, buyer.market.escrow.Deposit(t.Context(), 1_000_000, "test"))
+	return seller, buyer
 }

@@ -82,14 +82,13 @@ func TestSendFillsANonceGapAReorgLeft(t *testing.T) {
 	n := newAnvilNet(t, time.Hour, 1)
 	ctx := t.Context()
 	n.deposited(t, 1_000_000, 500_000)
-	var snap string
-	require.NoError(t, n.rpc.CallContext(ctx, &snap, "evm_snapshot"))
+	snap := n.snapshot(t)
 	_, err := n.buyer.Allocate(ctx, n.seller.Address(), 100_000)
 	require.NoError(t, err)
 	stale, err := n.buyer.eth.PendingNonceAt(ctx, n.buyer.Address())
 	require.NoError(t, err)
 	var reverted bool
-	require.NoError(t, n.rpc.CallContext(ctx, &reverted, "evm_revert", snap))
+	require.NoError(t, n.rpc.CallContext(ctx, &reverted, "evm_revert", snap.id))
 	require.True(t, reverted)
 	next, err := n.buyer.eth.PendingNonceAt(ctx, n.buyer.Address())
 	require.NoError(t, err)
