@@ -107,9 +107,9 @@ type seller struct {
 	// Per-peer limits, so that one buyer cannot take every slot or keep
 	// the node signing quotes.
 	mu       sync.Mutex
-	perPeer  map[peer.ID]int               // jobs in flight per buyer
-	limiters map[peer.ID]*rate.Limiter     // quote requests per buyer
-	running  map[string]context.CancelFunc // jobs whose handler runs, to stop one the buyer refunded
+	perPeer  map[peer.ID]int                    // jobs in flight per buyer
+	limiters map[peer.ID]*rate.Limiter          // quote requests per buyer
+	running  map[string]context.CancelCauseFunc // jobs whose handler runs, to stop one the buyer refunded (cause: refundedError)
 }
 
 const (
@@ -130,7 +130,7 @@ func newSeller(sh *shared, h *handlers, quoteSigs *lru.Cache[SignedQuote, struct
 		slots:     make(chan struct{}, sh.cfg.concurrency),
 		perPeer:   make(map[peer.ID]int),
 		limiters:  make(map[peer.ID]*rate.Limiter),
-		running:   make(map[string]context.CancelFunc),
+		running:   make(map[string]context.CancelCauseFunc),
 	}
 }
 
@@ -508,10 +508,12 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 	start := time.Now()
 	stream.send(Event{Type: EventAccepted, JobID: lock.JobID})
 
-	ctx, cancel := context.WithDeadline(s.ctx, lock.Deadline)
+	refunded, stop := context.WithCancelCause(s.ctx)
+	defer stop(nil)
+	ctx, cancel := context.WithDeadline(refunded, lock.Deadline)
 	defer cancel()
 	s.mu.Lock()
-	s.running[lock.JobID] = cancel
+	s.running[lock.JobID] = stop
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -538,7 +540,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		case res := <-done:
 			s.recordAttempts(lock.JobID, res)
 			if res.err != nil && ctx.Err() == context.Canceled && s.ctx.Err() == nil {
-				s.cancelled(stream, lock, time.Since(start))
+				s.cancelled(ctx, stream, lock, time.Since(start))
 				return
 			}
 			if res.err != nil && !s.cfg.now().Before(lock.Deadline) {
@@ -552,7 +554,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 				return // shutting down: the restart reconciles the job
 			}
 			if ctx.Err() == context.Canceled {
-				s.cancelled(stream, lock, time.Since(start))
+				s.cancelled(ctx, stream, lock, time.Since(start))
 				return
 			}
 			// A handler that ignores its context still loses the job at
@@ -597,12 +599,19 @@ func (s *seller) recordAttempts(jobID string, res outcome) {
 	})
 }
 
+// refundedError is why a running job was stopped: the buyer's refund,
+// with its reason.
+type refundedError struct{ reason string }
+
+func (e refundedError) Error() string { return "refunded by the buyer: " + e.reason }
+
 // cancelled ends a job the buyer refunded (cancelled) while it ran; the
 // escrow already says refunded. A refund for the deadline is the buyer's
 // timeout, which reached the seller before its own deadline timer did (the
 // two race under load): the job timed out, as in timedOut, and did not fail.
-func (s *seller) cancelled(stream *eventWriter, lock *escrow.Lock, took time.Duration) {
-	if rec, err := s.escrow.GetRole(s.ctx, lock.JobID, escrow.RoleSeller); err == nil && rec.Reason == escrow.ReasonDeadline {
+func (s *seller) cancelled(ctx context.Context, stream *eventWriter, lock *escrow.Lock, took time.Duration) {
+	var refund refundedError
+	if errors.As(context.Cause(ctx), &refund) && refund.reason == escrow.ReasonDeadline {
 		s.timedOut(stream, lock, took)
 		return
 	}
@@ -774,7 +783,7 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		stop := s.running[st.JobID]
 		s.mu.Unlock()
 		if stop != nil {
-			stop() // refunded before delivery: the work is not wanted
+			stop(refundedError{reason: st.Reason}) // refunded before delivery: the work is not wanted
 		}
 	}
 	// Only a refund that claims the output failed its checks can be shown
