@@ -129,6 +129,9 @@ type RailOutcome struct {
 	// known): a seller's receipts carry both as the payment.
 	Tx    string
 	Block uint64
+	// Note, when set, becomes the record's chain_note with the outcome,
+	// in the same write (what the rail found wrong on the way to it).
+	Note string
 }
 
 // RailName is the name of the escrow's rail: RailCredits without one.
@@ -457,6 +460,9 @@ func (e *Escrow) applyRailOutcome(ctx context.Context, role Role, jobID string, 
 				rec.ChainNote = ""
 			}
 			rec.ChainProvisional, rec.ChainFinal = false, false
+		}
+		if o.Note != "" {
+			rec.ChainNote = chainNote(o.Note)
 		}
 		if settle != nil && rec.State != prev.State {
 			if err := putReceipt(txn, jobID, role, receiptSettle, settle); err != nil {

@@ -156,6 +156,14 @@ func (e *Escrow) RailFinal(ctx context.Context, role Role, jobID, chainTx string
 	return nil
 }
 
+// chainNote is note cut to the length a record keeps.
+func chainNote(note string) string {
+	if len(note) > maxMemoLen {
+		return note[:maxMemoLen]
+	}
+	return note
+}
+
 // NoteRail records what the rail noticed about a job and did not act on
 // (Record.ChainNote), so the job's view says so. The same note again
 // writes nothing.
@@ -163,9 +171,7 @@ func (e *Escrow) NoteRail(ctx context.Context, role Role, jobID, note string) er
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	if len(note) > maxMemoLen {
-		note = note[:maxMemoLen]
-	}
+	note = chainNote(note)
 	err := e.update(ctx, func(txn *tx) error {
 		prev, err := loadRecord(txn, role, jobID)
 		if err != nil {

@@ -639,14 +639,22 @@ func TestRailRevertUndoesExactlyTheOutcome(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.seller == escrow.StateReleased, len(open) == 1, "a seller's payout is open on the rail again: re-sent")
 			// The chain shows the outcome again (another transaction).
+			// The buyer's comes with a note (the outcome found on chain,
+			// not in the logs): recorded in the same write.
 			o2 := escrow.RailOutcome{Kind: tc.outcome, Tx: "tx-2", Block: 11}
-			require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job", o2))
+			noted := o2
+			noted.Note = "missing from the logs"
+			require.NoError(t, p.buyer.e.ApplyRailOutcome(ctx, escrow.RoleBuyer, "job", noted))
 			require.NoError(t, p.seller.e.ApplyRailOutcome(ctx, escrow.RoleSeller, "job", o2))
 			require.Equal(t, applied, [2]escrow.Balance{p.buyer.balance(t), p.seller.balance(t)})
 			s, err = p.seller.e.GetRole(ctx, "job", escrow.RoleSeller)
 			require.NoError(t, err)
 			require.False(t, s.ChainProvisional)
 			require.Empty(t, s.ChainNote)
+			b, err = p.buyer.e.GetRole(ctx, "job", escrow.RoleBuyer)
+			require.NoError(t, err)
+			require.Equal(t, "tx-2", b.ChainTx)
+			require.Equal(t, noted.Note, b.ChainNote)
 			require.NoError(t, p.seller.e.RailFinal(ctx, escrow.RoleSeller, "job", "tx-2"))
 			w, err := p.seller.e.RailWatched(ctx, nil, 0)
 			require.NoError(t, err)

@@ -290,7 +290,7 @@ func (s *Settler) vanished(ctx context.Context, r *Rail, rec escrow.Record, note
 	if err != nil {
 		return err
 	}
-	if err := s.resolve(ctx, r, now); err != nil {
+	if err := s.resolve(ctx, r, now, 0); err != nil {
 		s.trouble("find the job's outcome on chain", err, "job", rec.JobID)
 	}
 	s.RedeemSoon()

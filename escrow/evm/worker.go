@@ -277,13 +277,31 @@ func (s *Settler) applyEvent(ctx context.Context, r *Rail, vc *verifyCache, rec 
 	if err != nil {
 		return fmt.Errorf("verify the %s event of %s: %w", ev.Outcome, rec.JobID, err)
 	}
+	s.applyOutcome(ctx, r, rec, &ev, v, "")
+	return nil
+}
+
+// applyOutcome applies a verified job event to rec, with note as the
+// record's chain_note (empty: none).
+func (s *Settler) applyOutcome(ctx context.Context, r *Rail, rec escrow.Record, ev *jobEvent, v verified, note string) {
+	o := escrow.RailOutcome{Released: ev.Outcome == OutcomeReleased, Tx: v.Tx.Hex(), Block: v.Block, Note: note}
 	switch ev.Outcome {
 	case OutcomeReleased, OutcomeClaimed:
-		s.applyPaid(ctx, rec, ev.Outcome == OutcomeReleased, v.Tx.Hex(), v.Block, time.Time{})
+		s.applyPaid(ctx, rec, o, time.Time{})
 	case OutcomeCancelled:
-		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
+		s.applyCancelIfEffective(ctx, r, rec, o)
 	}
-	return nil
+}
+
+// omitted counts and logs the disagreement an outcome's note tells of,
+// before the outcome is booked, so that whoever sees the outcome sees
+// the count.
+func (s *Settler) omitted(rec escrow.Record, o escrow.RailOutcome) {
+	if o.Note == "" {
+		return
+	}
+	s.log.Warn("the endpoint left a job's event out: "+o.Note, "job", rec.JobID, "role", rec.Role)
+	s.countDisagreement()
 }
 
 // disagreed logs a chain answer the node did not act on and notes it on
@@ -364,8 +382,12 @@ func (s *Settler) rechecked(ctx context.Context) []escrow.Record {
 // the event that settled it if one is found (verified): for a job whose
 // event the reconcile has passed (a redeem skipped as already paid, a
 // refund whose job the chain shows paid, an outcome that vanished and
-// came back in another transaction).
-func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error {
+// came back in another transaction). passed is the block the reconcile
+// had read up to (0: not known): an event at or before it was missing
+// from the endpoint's eth_getLogs, which is counted and noted on the
+// record with the outcome (one write: whoever reads the outcome reads
+// the note).
+func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record, passed uint64) error {
 	if rec.Lock == nil || rec.ChainOutcome != "" {
 		return nil
 	}
@@ -385,12 +407,15 @@ func (s *Settler) resolve(ctx context.Context, r *Rail, rec escrow.Record) error
 		s.disagreed(ctx, rec, fmt.Sprintf("the contract shows the job %s, but no event of the last %d blocks that the chain confirms says so: kept the local decision", jobStateName(state), defaultLookback))
 		return nil
 	}
-	switch ev.Outcome {
-	case OutcomeReleased, OutcomeClaimed:
-		s.applyPaid(ctx, rec, ev.Outcome == OutcomeReleased, v.Tx.Hex(), v.Block, time.Time{})
-	case OutcomeCancelled:
-		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
+	note := ""
+	if v.Block != 0 && v.Block <= passed {
+		kind := escrow.RailPaid
+		if ev.Outcome == OutcomeCancelled {
+			kind = escrow.RailCancelled
+		}
+		note = fmt.Sprintf("the job's %s in transaction %s (block %d) was missing from the endpoint's eth_getLogs when the reconcile read that block; found by reading the job on chain", kind, v.Tx.Hex(), v.Block)
 	}
+	s.applyOutcome(ctx, r, rec, ev, v, note)
 	return nil
 }
 
@@ -465,16 +490,9 @@ func (s *Settler) sweep(ctx context.Context, r *Rail) {
 		if n++; n > sweepBatch {
 			return
 		}
-		if err := s.resolve(ctx, r, rec); err != nil {
+		if err := s.resolve(ctx, r, rec, cur.Block); err != nil {
 			s.trouble("sweep: read the job on chain", err, "job", rec.JobID)
 			return
-		}
-		now, err := esc.GetRole(ctx, rec.JobID, rec.Role)
-		if err != nil || now.ChainOutcome == "" {
-			continue
-		}
-		if now.ChainBlock != 0 && now.ChainBlock <= cur.Block {
-			s.disagreed(ctx, now, fmt.Sprintf("the job's %s in transaction %s (block %d) was missing from the endpoint's eth_getLogs when the reconcile read that block; found by reading the job on chain", now.ChainOutcome, now.ChainTx, now.ChainBlock))
 		}
 	}
 }
@@ -522,22 +540,24 @@ func (s *Settler) applyOwnPaid(ctx context.Context, r *Rail, p pendingVoucher, g
 		s.disagreed(ctx, p.rec, fmt.Sprintf("redeem transaction %s paid the job, but the contract shows it %s at block %d", got.Tx.Hash.Hex(), jobStateName(j.State), head.Number.Uint64()))
 		return
 	}
-	s.applyPaid(ctx, p.rec, p.v.Release != nil, got.Tx.Hash.Hex(), got.Tx.Block, paidAt)
+	s.applyPaid(ctx, p.rec, escrow.RailOutcome{Released: p.v.Release != nil, Tx: got.Tx.Hash.Hex(), Block: got.Tx.Block}, paidAt)
 }
 
-// applyPaid books a payment of rec's job. paidAt, when not zero, is when
-// this node's own redeem put the money in its address (for Stats; a
-// payment only the reconcile sees is not timed, nor counted twice).
-func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released bool, tx string, block uint64, paidAt time.Time) {
+// applyPaid books a payment of rec's job (o's kind is set here). paidAt,
+// when not zero, is when this node's own redeem put the money in its
+// address (for Stats; a payment only the reconcile sees is not timed, nor
+// counted twice).
+func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, o escrow.RailOutcome, paidAt time.Time) {
 	if rec.ChainOutcome != "" {
 		return
 	}
-	err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailPaid, Released: released, Tx: tx, Block: block})
-	if err != nil {
+	o.Kind = escrow.RailPaid
+	s.omitted(rec, o)
+	if err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, o); err != nil {
 		s.log.Error("apply a chain payment", "job", rec.JobID, "role", rec.Role, "err", err)
 		return
 	}
-	if rec.Role == escrow.RoleSeller && released && !rec.SettledAt.IsZero() && !paidAt.IsZero() {
+	if rec.Role == escrow.RoleSeller && o.Released && !rec.SettledAt.IsZero() && !paidAt.IsZero() {
 		s.statsMu.Lock()
 		s.stats.ReleaseToPaid = append(s.stats.ReleaseToPaid, paidAt.Sub(rec.SettledAt))
 		s.statsMu.Unlock()
@@ -545,9 +565,9 @@ func (s *Settler) applyPaid(ctx context.Context, rec escrow.Record, released boo
 }
 
 // applyCancelIfEffective reads the job's state on chain and applies a
-// cancel that came before the lock's not-before; a later cancel changes
-// nothing (the seller may still claim).
-func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escrow.Record, tx string, block uint64) {
+// cancel (o, its kind set here) that came before the lock's not-before; a
+// later cancel changes nothing (the seller may still claim).
+func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escrow.Record, o escrow.RailOutcome) {
 	if rec.ChainOutcome != "" || rec.Lock == nil {
 		return
 	}
@@ -567,8 +587,9 @@ func (s *Settler) applyCancelIfEffective(ctx context.Context, r *Rail, rec escro
 	}
 	switch {
 	case j.State == 2 && j.CancelledAt < l.NotBefore:
-		err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, escrow.RailOutcome{Kind: escrow.RailCancelled, Tx: tx, Block: block})
-		if err != nil {
+		o.Kind = escrow.RailCancelled
+		s.omitted(rec, o)
+		if err := s.escrow().ApplyRailOutcome(ctx, rec.Role, rec.JobID, o); err != nil {
 			s.log.Error("apply a chain cancel", "job", rec.JobID, "role", rec.Role, "err", err)
 		}
 	case j.State == 2:
@@ -653,7 +674,7 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			// Settled on chain: find the event that settled it and apply
 			// it (the refund stays pending until the chain's own outcome,
 			// confirmed by its receipt, is applied).
-			if err := s.resolve(ctx, r, rec); err != nil {
+			if err := s.resolve(ctx, r, rec, 0); err != nil {
 				s.trouble("refund: find the job's outcome on chain", err, "job", rec.JobID)
 			}
 			now, err := s.escrow().GetRole(ctx, rec.JobID, rec.Role)
@@ -706,7 +727,7 @@ func (s *Settler) cancelBatch(ctx context.Context, r *Rail, seller common.Addres
 			}
 			continue
 		}
-		s.applyCancelIfEffective(ctx, r, rec, v.Tx.Hex(), v.Block)
+		s.applyCancelIfEffective(ctx, r, rec, escrow.RailOutcome{Tx: v.Tx.Hex(), Block: v.Block})
 	}
 }
 
@@ -882,14 +903,14 @@ func (s *Settler) redeemBatch(ctx context.Context, r *Rail, batch []pendingVouch
 		case reason == SkipCancelled:
 			// The buyer cancelled before the not-before: the chain's
 			// outcome, once its own transaction is found and confirmed.
-			if err := s.resolve(ctx, r, p.rec); err != nil {
+			if err := s.resolve(ctx, r, p.rec, 0); err != nil {
 				s.trouble("redeem: find the job's cancel on chain", err, "job", p.rec.JobID)
 			}
 			s.wait("redeem/"+p.rec.JobID, time.Minute)
 		case reason == SkipAlreadyPaid:
 			// Paid before, by this voucher or the lock: the seller stops
 			// redeeming only once it found the payment on chain.
-			if err := s.resolve(ctx, r, p.rec); err != nil {
+			if err := s.resolve(ctx, r, p.rec, 0); err != nil {
 				s.trouble("redeem: find the job's payment on chain", err, "job", p.rec.JobID)
 			}
 			s.wait("redeem/"+p.rec.JobID, time.Minute)
