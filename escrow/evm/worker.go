@@ -308,10 +308,10 @@ func (s *Settler) omitted(rec escrow.Record, o escrow.RailOutcome) {
 // the job (its record's chain_note), so the job's view says so.
 func (s *Settler) disagreed(ctx context.Context, rec escrow.Record, note string) {
 	s.log.Warn("chain event not acted on: "+note, "job", rec.JobID, "role", rec.Role)
+	s.countDisagreement() // first: whoever reads the note sees it counted
 	if err := s.escrow().NoteRail(ctx, rec.Role, rec.JobID, note); err != nil {
 		s.log.Warn("note a chain disagreement on the job", "job", rec.JobID, "err", err)
 	}
-	s.countDisagreement()
 	s.recheck(ctx, rec)
 }
 
