@@ -266,55 +266,68 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery, output []byte)
 	if e.closed.Load() {
 		return ErrClosed
 	}
-	if d == nil {
-		return fmt.Errorf("record delivery: %w: nil delivery", ErrInvalidMessage)
-	}
-	if err := d.Verify(); err != nil {
-		return fmt.Errorf("record delivery of %s: %w", truncate(d.JobID), err)
-	}
-	if err := checkOutputHash(d.OutputHash); err != nil {
-		return fmt.Errorf("record delivery of %s: %w", truncate(d.JobID), err)
+	if err := checkDelivery(d); err != nil {
+		return fmt.Errorf("record delivery: %w", err)
 	}
 	now := e.now()
-	err := e.update(ctx, func(txn *tx) error {
-		prev, err := loadRecord(txn, RoleBuyer, d.JobID)
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
-		}
-		if err != nil {
-			return err
-		}
-		if d.Seller != prev.Seller {
-			return fmt.Errorf("%w: delivery signed by %s, the job's seller is %s", ErrForged, d.Seller, prev.Seller)
-		}
-		switch prev.State {
-		case StateLocked:
-		case StateDelivered:
-			return sameDelivery(txn, d, RoleBuyer, ErrBadState)
-		default:
-			return sameDelivery(txn, d, RoleBuyer, ErrAlreadySettled)
-		}
-		if now.After(prev.Deadline) {
-			return fmt.Errorf("%w (it was %s)", ErrPastDeadline, wireTime(prev.Deadline))
-		}
-		rec := *prev
-		rec.State = StateDelivered
-		rec.DeliveredAt = now
-		rec.UpdatedAt = now
-		rec.OutputHash = d.OutputHash
-		rec.DueAt = now.Add(prev.window())
-		if err := putPayload(txn, RoleBuyer, d.JobID, PayloadOutput, output, d.OutputHash); err != nil {
-			return err
-		}
-		if err := putReceipt(txn, d.JobID, RoleBuyer, receiptDelivery, d); err != nil {
-			return err
-		}
-		return saveRecord(txn, prev, &rec)
-	})
+	err := e.update(ctx, func(txn *tx) error { return recordDelivery(txn, d, output, now) })
 	if err != nil {
 		return fmt.Errorf("record delivery of %s: %w", d.JobID, err)
 	}
 	return nil
+}
+
+// checkDelivery checks a delivery's fields and signature, before any
+// transaction.
+func checkDelivery(d *Delivery) error {
+	if d == nil {
+		return fmt.Errorf("%w: nil delivery", ErrInvalidMessage)
+	}
+	if err := d.Verify(); err != nil {
+		return fmt.Errorf("delivery of %s: %w", truncate(d.JobID), err)
+	}
+	if err := checkOutputHash(d.OutputHash); err != nil {
+		return fmt.Errorf("delivery of %s: %w", truncate(d.JobID), err)
+	}
+	return nil
+}
+
+// recordDelivery is RecordDelivery's change, for a delivery checkDelivery
+// passed.
+func recordDelivery(txn *tx, d *Delivery, output []byte, now time.Time) error {
+	prev, err := loadRecord(txn, RoleBuyer, d.JobID)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+	}
+	if err != nil {
+		return err
+	}
+	if d.Seller != prev.Seller {
+		return fmt.Errorf("%w: delivery signed by %s, the job's seller is %s", ErrForged, d.Seller, prev.Seller)
+	}
+	switch prev.State {
+	case StateLocked:
+	case StateDelivered:
+		return sameDelivery(txn, d, RoleBuyer, ErrBadState)
+	default:
+		return sameDelivery(txn, d, RoleBuyer, ErrAlreadySettled)
+	}
+	if now.After(prev.Deadline) {
+		return fmt.Errorf("%w (it was %s)", ErrPastDeadline, wireTime(prev.Deadline))
+	}
+	rec := *prev
+	rec.State = StateDelivered
+	rec.DeliveredAt = now
+	rec.UpdatedAt = now
+	rec.OutputHash = d.OutputHash
+	rec.DueAt = now.Add(prev.window())
+	if err := putPayload(txn, RoleBuyer, d.JobID, PayloadOutput, output, d.OutputHash); err != nil {
+		return err
+	}
+	if err := putReceipt(txn, d.JobID, RoleBuyer, receiptDelivery, d); err != nil {
+		return err
+	}
+	return saveRecord(txn, prev, &rec)
 }
 
 // sameDelivery returns nil if d is the delivery stored for the job, else
@@ -358,6 +371,36 @@ func (e *Escrow) Refund(ctx context.Context, jobID, reason string, failedChecks 
 // the state the timer fired for: then it settles only if the job is still
 // in that state and due, and returns a nil settle otherwise.
 func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, checks []string, auto State, also ...Also) (*Settle, error) {
+	c, err := e.newDecision(ctx, jobID, decision, reason, checks, auto)
+	if err != nil {
+		return nil, err
+	}
+	err = e.update(ctx, withAlso(func(txn *tx) error { return e.decide(txn, c) }, func() bool { return c.out != nil }, also))
+	if err != nil {
+		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
+	}
+	e.decided(c)
+	return c.out, nil
+}
+
+// decisionOp is one release or refund of a buyer's job: what settle and
+// Decide commit, and what the commit did.
+type decisionOp struct {
+	jobID, decision, reason string
+	checks                  []string
+	auto                    State
+	rl                      *railSigned
+	now                     time.Time
+
+	out     *Settle
+	changed bool
+	terms   *LockTerms
+	settled Record // what the settle hook gets, from the commit
+}
+
+// newDecision checks a release or refund and signs its rail release,
+// before its transaction.
+func (e *Escrow) newDecision(ctx context.Context, jobID, decision, reason string, checks []string, auto State) (*decisionOp, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -368,106 +411,197 @@ func (e *Escrow) settle(ctx context.Context, jobID, decision, reason string, che
 	if err != nil {
 		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
 	}
+	return &decisionOp{jobID: jobID, decision: decision, reason: reason, checks: checks, auto: auto, rl: rl, now: e.now()}, nil
+}
+
+// decide is c's change. It may run more than once: it only sets c's
+// results.
+func (e *Escrow) decide(txn *tx, c *decisionOp) error {
+	jobID, now := c.jobID, c.now
+	c.out, c.changed, c.terms = nil, false, nil
+	prev, err := loadRecord(txn, RoleBuyer, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+	}
+	if err != nil {
+		return err
+	}
+	final := StateReleased
+	if c.decision == DecisionRefund {
+		final = StateRefunded
+	}
+	if c.auto != "" && (prev.State != c.auto || prev.DueAt.After(now)) {
+		return nil // a change won the race against the timer
+	}
+	switch {
+	case prev.State == final:
+		c.out, err = loadSettle(txn, jobID, RoleBuyer)
+		return err
+	case prev.State.Final():
+		return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
+	case c.decision == DecisionRelease && prev.State == StateLocked:
+		return fmt.Errorf("%w: nothing was delivered; refund instead", ErrBadState)
+	case c.decision == DecisionRefund && prev.State == StateDelivered && prev.Accepted && now.After(prev.DueAt):
+		return fmt.Errorf("%w: the verification window closed at %s; the hold releases to the seller", ErrBadState, wireTime(prev.DueAt))
+	}
+	b, err := loadBalance(txn)
+	if err != nil {
+		return err
+	}
+	if b.Held < prev.Amount {
+		return fmt.Errorf("%w: held %s is less than the job's %s", ErrInvariant, FormatAmount(b.Held), FormatAmount(prev.Amount))
+	}
+	s := &Settle{
+		JobID: jobID, Decision: c.decision, Amount: prev.Amount, Reason: c.reason,
+		FailedChecks: c.checks, Buyer: e.self, At: msgTime(now), Rail: prev.Rail,
+	}
+	rec := *prev
+	switch {
+	case c.decision == DecisionRelease:
+		if prev.Rail != "" && (c.rl == nil || c.rl.jobID != jobID) {
+			return fmt.Errorf("%w: no signed release of rail %s for the job", ErrBadState, prev.Rail)
+		}
+		if c.rl != nil {
+			s.RailProof = c.rl.proof
+		}
+		b.Held -= prev.Amount
+		b.Paid += prev.Amount
+	case prev.Rail != "":
+		// The amount stays held until the rail confirms the refund:
+		// until then the seller could still be paid on the rail.
+		rec.RefundPending = true
+		t, err := lockTerms(txn, jobID, RoleBuyer)
+		if err != nil {
+			return err
+		}
+		c.terms = t
+	default:
+		b.Held -= prev.Amount
+		b.Available += prev.Amount
+	}
+	if err := s.sign(e.key); err != nil {
+		return err
+	}
+	rec.State = final
+	rec.UpdatedAt = now
+	rec.SettledAt = now
+	rec.Reason = c.reason
+	rec.FailedChecks = c.checks
+	if err := saveBalance(txn, b); err != nil {
+		return err
+	}
+	if err := putReceipt(txn, jobID, RoleBuyer, receiptSettle, s); err != nil {
+		return err
+	}
+	if err := saveRecord(txn, prev, &rec); err != nil {
+		return err
+	}
+	c.out, c.changed = s, true
+	c.settled = bareRecord(&rec)
+	c.settled.Settle = s
+	return nil
+}
+
+// decided does what follows a committed decision that changed the job:
+// the rail's refund and the settle hook.
+func (e *Escrow) decided(c *decisionOp) {
+	if !c.changed {
+		return
+	}
+	e.log.Debug("settled", "job", c.jobID, "role", RoleBuyer, "decision", c.decision, "reason", c.reason)
+	if c.terms != nil && e.cfg.rail != nil {
+		e.cfg.rail.Refund(*c.terms)
+	}
+	e.notifySettled(c.settled)
+}
+
+// Verdict is the buyer's decision on a delivery, for Decide.
+type Verdict struct {
+	// Decision is DecisionRelease, DecisionRefund or VerdictAccept.
+	Decision string
+	// Reason and FailedChecks go with a refund.
+	Reason       string
+	FailedChecks []string
+}
+
+// VerdictAccept is the verdict of Accept: the output passed, and the hold
+// waits for the verification window.
+const VerdictAccept = "accept"
+
+// DeliveryError is Decide's error when the delivery it was to record was
+// refused (RecordDelivery's errors: ErrForged, ErrPastDeadline,
+// ErrAlreadySettled, ...). Nothing was written.
+type DeliveryError struct{ Err error }
+
+func (e *DeliveryError) Error() string { return "record delivery: " + e.Err.Error() }
+func (e *DeliveryError) Unwrap() error { return e.Err }
+
+// Decide records the seller's delivery d of a locked job with its output,
+// as RecordDelivery, and the buyer's verdict on that output, as Release,
+// Refund or Accept, in one transaction: one commit and one fsync where the
+// two calls take two. A crash before it returns leaves the job locked, as
+// if the delivery had not arrived: the restart asks the seller for it
+// again (see the market's reconciliation). d nil decides a delivery
+// recorded before. also is written with the verdict. The settle is nil for
+// VerdictAccept.
+func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output []byte, v Verdict, also ...Also) (*Settle, error) {
+	if d != nil {
+		if err := checkDelivery(d); err != nil {
+			return nil, &DeliveryError{Err: err}
+		}
+		if d.JobID != jobID {
+			return nil, &DeliveryError{Err: fmt.Errorf("%w: the delivery is for job %s, not %s", ErrInvalidMessage, truncate(d.JobID), truncate(jobID))}
+		}
+	}
+	var c *decisionOp
 	now := e.now()
-	var out *Settle
-	var terms *LockTerms
-	var settled Record // what the settle hook gets, from the commit
-	changed := false
-	err = e.update(ctx, withAlso(func(txn *tx) error {
-		out, changed, terms = nil, false, nil
-		prev, err := loadRecord(txn, RoleBuyer, jobID)
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+	switch v.Decision {
+	case VerdictAccept:
+	case DecisionRelease, DecisionRefund:
+		var err error
+		if c, err = e.newDecision(ctx, jobID, v.Decision, v.Reason, v.FailedChecks, ""); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return err
-		}
-		final := StateReleased
-		if decision == DecisionRefund {
-			final = StateRefunded
-		}
-		if auto != "" && (prev.State != auto || prev.DueAt.After(now)) {
-			return nil // a change won the race against the timer
-		}
-		switch {
-		case prev.State == final:
-			out, err = loadSettle(txn, jobID, RoleBuyer)
-			return err
-		case prev.State.Final():
-			return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
-		case decision == DecisionRelease && prev.State == StateLocked:
-			return fmt.Errorf("%w: nothing was delivered; refund instead", ErrBadState)
-		case decision == DecisionRefund && prev.State == StateDelivered && prev.Accepted && now.After(prev.DueAt):
-			return fmt.Errorf("%w: the verification window closed at %s; the hold releases to the seller", ErrBadState, wireTime(prev.DueAt))
-		}
-		b, err := loadBalance(txn)
-		if err != nil {
-			return err
-		}
-		if b.Held < prev.Amount {
-			return fmt.Errorf("%w: held %s is less than the job's %s", ErrInvariant, FormatAmount(b.Held), FormatAmount(prev.Amount))
-		}
-		s := &Settle{
-			JobID: jobID, Decision: decision, Amount: prev.Amount, Reason: reason,
-			FailedChecks: checks, Buyer: e.self, At: msgTime(now), Rail: prev.Rail,
-		}
-		rec := *prev
-		switch {
-		case decision == DecisionRelease:
-			if prev.Rail != "" && (rl == nil || rl.jobID != jobID) {
-				return fmt.Errorf("%w: no signed release of rail %s for the job", ErrBadState, prev.Rail)
-			}
-			if rl != nil {
-				s.RailProof = rl.proof
-			}
-			b.Held -= prev.Amount
-			b.Paid += prev.Amount
-		case prev.Rail != "":
-			// The amount stays held until the rail confirms the refund:
-			// until then the seller could still be paid on the rail.
-			rec.RefundPending = true
-			t, err := lockTerms(txn, jobID, RoleBuyer)
-			if err != nil {
+		now = c.now
+	default:
+		return nil, fmt.Errorf("decide job %s: %w: verdict %q", truncate(jobID), ErrInvalidMessage, truncate(v.Decision))
+	}
+	var deliveryErr error
+	err := e.update(ctx, func(txn *tx) error {
+		deliveryErr = nil
+		if d != nil {
+			if err := recordDelivery(txn, d, output, now); err != nil {
+				deliveryErr = err
 				return err
 			}
-			terms = t
-		default:
-			b.Held -= prev.Amount
-			b.Available += prev.Amount
 		}
-		if err := s.sign(e.key); err != nil {
+		var err error
+		if c == nil {
+			err = acceptJob(txn, jobID, now)
+		} else {
+			err = e.decide(txn, c)
+		}
+		if err != nil || c != nil && c.out == nil {
 			return err
 		}
-		rec.State = final
-		rec.UpdatedAt = now
-		rec.SettledAt = now
-		rec.Reason = reason
-		rec.FailedChecks = checks
-		if err := saveBalance(txn, b); err != nil {
-			return err
+		for _, a := range also {
+			if err := a(txn); err != nil {
+				return err
+			}
 		}
-		if err := putReceipt(txn, jobID, RoleBuyer, receiptSettle, s); err != nil {
-			return err
-		}
-		if err := saveRecord(txn, prev, &rec); err != nil {
-			return err
-		}
-		out, changed = s, true
-		settled = bareRecord(&rec)
-		settled.Settle = s
 		return nil
-	}, func() bool { return out != nil }, also))
+	})
+	if deliveryErr != nil {
+		return nil, &DeliveryError{Err: fmt.Errorf("of %s: %w", jobID, deliveryErr)}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s job %s: %w", decision, truncate(jobID), err)
+		return nil, fmt.Errorf("%s job %s: %w", v.Decision, truncate(jobID), err)
 	}
-	if changed {
-		e.log.Debug("settled", "job", jobID, "role", RoleBuyer, "decision", decision, "reason", reason)
-		if terms != nil && e.cfg.rail != nil {
-			e.cfg.rail.Refund(*terms)
-		}
-		e.notifySettled(settled)
+	if c == nil {
+		return nil, nil
 	}
-	return out, nil
+	e.decided(c)
+	return c.out, nil
 }
 
 // railSigned is a rail's signed release of a job, made before the
@@ -537,32 +671,35 @@ func (e *Escrow) Accept(ctx context.Context, jobID string, also ...Also) error {
 		return ErrClosed
 	}
 	now := e.now()
-	err := e.update(ctx, withAlso(func(txn *tx) error {
-		prev, err := loadRecord(txn, RoleBuyer, jobID)
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
-		}
-		if err != nil {
-			return err
-		}
-		switch {
-		case prev.State == StateReleased || prev.State == StateDelivered && prev.Accepted:
-			return nil
-		case prev.State == StateLocked:
-			return fmt.Errorf("%w: nothing was delivered", ErrBadState)
-		case prev.State.Final():
-			return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
-		}
-		rec := *prev
-		rec.Accepted = true
-		rec.UpdatedAt = now
-		if rec.DueAt.Before(now) {
-			rec.DueAt = now // an undecided delivery past its window: release now
-		}
-		return saveRecord(txn, prev, &rec)
-	}, always, also))
+	err := e.update(ctx, withAlso(func(txn *tx) error { return acceptJob(txn, jobID, now) }, always, also))
 	if err != nil {
 		return fmt.Errorf("accept job %s: %w", truncate(jobID), err)
 	}
 	return nil
+}
+
+// acceptJob is Accept's change.
+func acceptJob(txn *tx, jobID string, now time.Time) error {
+	prev, err := loadRecord(txn, RoleBuyer, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: no lock for this job", ErrUnknownJob)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case prev.State == StateReleased || prev.State == StateDelivered && prev.Accepted:
+		return nil
+	case prev.State == StateLocked:
+		return fmt.Errorf("%w: nothing was delivered", ErrBadState)
+	case prev.State.Final():
+		return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
+	}
+	rec := *prev
+	rec.Accepted = true
+	rec.UpdatedAt = now
+	if rec.DueAt.Before(now) {
+		rec.DueAt = now // an undecided delivery past its window: release now
+	}
+	return saveRecord(txn, prev, &rec)
 }

@@ -9,6 +9,7 @@
 //	Lock          locked   --- Lock --->   AcceptLock    locked
 //	RecordDelivery delivered <- Delivery - Deliver       delivered
 //	Release|Refund released|refunded - Settle -> ApplySettle released|refunded|disputed
+//	(Decide: RecordDelivery and the decision in one commit)
 //	                                       FailJob       failed
 //
 // Precedence: how both sides of a job reach the same final state after any
@@ -17,7 +18,11 @@
 //  1. A delivery counts only once the buyer has it. The seller stores its
 //     output with its signed delivery (Deliver) and serves it again until
 //     the buyer decides; the buyer stores the output with the delivery
-//     (RecordDelivery) in one transaction, so a restart can verify it again.
+//     (RecordDelivery) in one transaction, so a restart can verify it again,
+//     or with the delivery and its decision (Decide), which is what a live
+//     hire does: one commit instead of two, and a crash before it leaves the
+//     job locked, as if the delivery had not arrived (the seller serves it
+//     again).
 //  2. The buyer's signed decision (Settle) is the job's outcome. A lock
 //     commits to the input's hash, a delivery to the output's, so the
 //     decision is about exactly those bytes.

@@ -799,8 +799,9 @@ type verifySpec struct {
 	outputSchema json.RawMessage // the seller's, when not standard
 }
 
-// verifyAndSettle records the delivery with its output, checks the output,
-// then releases or refunds.
+// verifyAndSettle checks the output against the seller's signed delivery
+// and the verifier, then records the delivery and the decision it leads
+// to in one commit (escrow.Decide): release, refund or accept.
 func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
 	// The output is here: from now on the hire's own deadline must not cut
 	// verification or settlement short, or a good job would wait for the
@@ -810,27 +811,34 @@ func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verify
 	if d.OutputHash != escrow.HashHex(out) || d.JobID != res.JobID {
 		return b.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
 	}
-	if err := b.escrow.RecordDelivery(ctx, d, out); err != nil {
-		if errors.Is(err, escrow.ErrAlreadySettled) {
-			// A timer (the deadline) settled the job first.
-			return b.settledResult(ctx, res)
-		}
-		if errors.Is(err, escrow.ErrPastDeadline) {
-			// The deadline passed before its timer refunded: the same
-			// outcome, not a failed verification.
-			return b.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed))
-		}
-		return b.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
-	}
+	// The delivery is not written yet: a crash from here until the
+	// decision's commit leaves the job locked, and the restart asks the
+	// seller for the delivery again (reconcile.go).
 	failpoint.Inject("buyer/after-record-delivery")
-	res.Output, res.State = out, escrow.StateDelivered
-	return b.decide(ctx, res, spec, out)
+	return b.decide(ctx, res, spec, out, d)
 }
 
-// decide verifies a recorded delivery's output and settles: refund if it
-// fails, release if it passes a standard verifier, and accept (the hold
-// waits for the window) if it passes a seller's schema.
-func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage) (HireResult, error) {
+// deliveryRefused settles a hire whose delivery the escrow refused to
+// record (err, from escrow.Decide).
+func (b *Buyer) deliveryRefused(ctx context.Context, res HireResult, err error) (HireResult, error) {
+	res.Output, res.State, res.Report = nil, escrow.StateLocked, verify.Report{}
+	switch {
+	case errors.Is(err, escrow.ErrAlreadySettled):
+		// A timer (the deadline) settled the job first.
+		return b.settledResult(ctx, res)
+	case errors.Is(err, escrow.ErrPastDeadline):
+		// The deadline passed before its timer refunded: the same
+		// outcome, not a failed verification.
+		return b.refund(res, escrow.ReasonDeadline, nil, fmt.Errorf("%w: the job's deadline passed before its output arrived (refunded)", ErrJobFailed))
+	}
+	return b.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
+}
+
+// decide verifies a delivery's output and settles: refund if it fails,
+// release if it passes a standard verifier, and accept (the hold waits for
+// the window) if it passes a seller's schema. The delivery d is recorded in
+// the decision's commit; nil means it was recorded before.
+func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
 	var (
 		rep verify.Report
 		err error
@@ -843,7 +851,7 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 	if err != nil {
 		rep = verify.Report{Capability: spec.capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
 	}
-	res.Report = rep
+	res.Output, res.State, res.Report = out, escrow.StateDelivered, rep
 	passed := err == nil && rep.Passed
 	// The verification's outcome goes into the job record in the commit
 	// of the decision it leads to.
@@ -862,26 +870,31 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 				failed = append(failed, c.Name)
 			}
 		}
-		return b.refundWith(res, "verification failed", failed, ErrVerificationFailed, verified)
+		return b.refundDelivered(ctx, res, d, "verification failed", failed, ErrVerificationFailed, verified)
 	}
 	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, verified)
+	v := escrow.Verdict{Decision: escrow.DecisionRelease}
 	if !spec.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
-		if err := b.escrow.Accept(ctx, res.JobID, also); err != nil {
-			b.updateJob(RoleBuyer, res.JobID, verified)
-			return res, fmt.Errorf("accept job %s: %w", res.JobID, err)
-		}
-		recorded()
-		return res, nil
+		v.Decision = escrow.VerdictAccept
 	}
-	st, err := b.escrow.Release(ctx, res.JobID, also)
-	failpoint.Inject("buyer/after-decision")
+	st, err := b.escrow.Decide(ctx, res.JobID, d, out, v, also)
+	if v.Decision == escrow.DecisionRelease {
+		failpoint.Inject("buyer/after-decision")
+	}
+	var refused *escrow.DeliveryError
+	if errors.As(err, &refused) {
+		return b.deliveryRefused(ctx, res, refused.Err)
+	}
 	if err != nil {
 		b.updateJob(RoleBuyer, res.JobID, verified)
-		return res, fmt.Errorf("release job %s: %w", res.JobID, err)
+		return res, fmt.Errorf("%s job %s: %w", v.Decision, res.JobID, err)
 	}
 	recorded()
+	if v.Decision == escrow.VerdictAccept {
+		return res, nil
+	}
 	res.State = escrow.StateReleased
 	b.settle(b.addrsOf(res.Seller), st)
 	return res, nil
@@ -902,13 +915,14 @@ func (b *Buyer) settledResult(ctx context.Context, res HireResult) (HireResult, 
 
 // refund returns the hold, tells the seller, and returns res with outcome.
 func (b *Buyer) refund(res HireResult, reason string, failed []string, outcome error) (HireResult, error) {
-	return b.refundWith(res, reason, failed, outcome, nil)
+	return b.refundDelivered(context.Background(), res, nil, reason, failed, outcome, nil)
 }
 
-// refundWith is refund with verified, if not nil, applied to the job
-// record first, in the refund's commit.
-func (b *Buyer) refundWith(res HireResult, reason string, failed []string, outcome error, verified func(*JobRecord)) (HireResult, error) {
-	ctx := context.Background()
+// refundDelivered is refund with the delivery d, if not nil, recorded in
+// the refund's commit (the evidence of what was refused), and verified, if
+// not nil, applied to the job record first, in that commit.
+func (b *Buyer) refundDelivered(ctx context.Context, res HireResult, d *escrow.Delivery, reason string, failed []string, outcome error, verified func(*JobRecord)) (HireResult, error) {
+	ctx = context.WithoutCancel(ctx)
 	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, func(r *JobRecord) {
 		if verified != nil {
 			verified(r)
@@ -919,8 +933,13 @@ func (b *Buyer) refundWith(res HireResult, reason string, failed []string, outco
 		r.Error, r.UpdatedAt = reason, time.Now().UTC()
 		res.events.into(r)
 	})
-	st, err := b.escrow.Refund(ctx, res.JobID, truncateText(reason, 400), failed, also)
+	v := escrow.Verdict{Decision: escrow.DecisionRefund, Reason: truncateText(reason, 400), FailedChecks: failed}
+	st, err := b.escrow.Decide(ctx, res.JobID, d, res.Output, v, also)
 	failpoint.Inject("buyer/after-decision")
+	var refused *escrow.DeliveryError
+	if errors.As(err, &refused) {
+		return b.deliveryRefused(ctx, res, refused.Err)
+	}
 	if err != nil {
 		// Nothing was written with the refund: the record still gets
 		// the verification and the history.

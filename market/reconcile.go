@@ -16,9 +16,11 @@ import (
 //     delivery and deciding): verify the stored output again, then release,
 //     refund or accept. The escrow's timers never release such a job; they
 //     call Reverify too (escrow.WithUndecided).
-//   - Buyer, locked (the hire died with the node): ask the seller for the
-//     result until the deadline, in the background; a delivery that arrives
-//     is verified and decided as in a live hire, else the deadline refunds.
+//   - Buyer, locked (the hire died with the node, also after the delivery
+//     arrived: a live hire records the delivery in its decision's commit):
+//     ask the seller for the result until the deadline, in the background;
+//     a delivery that arrives is verified and decided as in a live hire,
+//     else the deadline refunds.
 //   - Seller, locked (the handler died with the node): the job failed; the
 //     buyer learns it from GET /jobs/{id} and refunds.
 //   - Job records still "running" get the status their escrow says.
@@ -75,7 +77,7 @@ func (b *Buyer) reverify(ctx context.Context, r escrow.Record) error {
 		return err
 	}
 	res := HireResult{JobID: r.JobID, Capability: r.Capability, Seller: r.Seller, Price: Credits(r.Amount), State: r.State, Output: out}
-	res, err = b.decide(ctx, res, spec, out)
+	res, err = b.decide(ctx, res, spec, out, nil)
 	b.log.Info("verified an undecided delivery again", "job", r.JobID, "state", res.State, "outcome", err)
 	if errors.Is(err, ErrVerificationFailed) {
 		return nil
