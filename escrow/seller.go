@@ -22,69 +22,92 @@ import (
 //
 // also is written in the transaction of a fresh acceptance only.
 func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte, also ...Also) (fresh bool, err error) {
+	a, fresh, err := e.PrepareAccept(ctx, l, input)
+	if err != nil || !fresh {
+		return false, err
+	}
+	defer a.Close()
+	return a.Accept(ctx, also...)
+}
+
+// Accepting is a buyer's lock this node checked (PrepareAccept) and has not
+// written yet. Accept writes it on its own; AcceptDelivered writes it with
+// the job's delivery, in one commit, for a job whose handler finished
+// before the lock needed to be durable. Close ends it either way.
+type Accepting struct {
+	e       *Escrow
+	lock    *Lock
+	input   []byte
+	release func() // the rail's reservation of the lock's cover
+}
+
+// PrepareAccept checks a buyer's lock as AcceptLock does, before anything
+// is written: the signature, the addressee, the input, the amount, the
+// deadline and, on a rail, the cover (reserved until Close). fresh is false
+// with a nil error when this node accepted the same lock before: the
+// caller must not run the job again. Another lock with the same job ID
+// fails with ErrJobIDReused.
+func (e *Escrow) PrepareAccept(ctx context.Context, l *Lock, input []byte) (a *Accepting, fresh bool, err error) {
+	if e.closed.Load() {
+		return nil, false, ErrClosed
+	}
+	if l == nil {
+		return nil, false, fmt.Errorf("accept lock: %w: nil lock", ErrInvalidMessage)
+	}
+	if err := e.checkLock(l); err != nil {
+		return nil, false, fmt.Errorf("accept lock %s: %w", truncate(l.JobID), err)
+	}
+	if l.InputHash == "" {
+		return nil, false, fmt.Errorf("accept lock %s: %w: a %s lock commits to no input; the buyer must upgrade", l.JobID, ErrInvalidMessage, TypeLockV1)
+	}
+	if err := e.checkRailLock(l); err != nil {
+		return nil, false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
+	}
+	known := false
+	err = e.view(ctx, func(txn *tx) error {
+		var err error
+		known, err = acceptedBefore(txn, l, input)
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
+	}
+	if known {
+		return nil, false, nil
+	}
+	now := e.now()
+	if !now.Before(l.Deadline) {
+		return nil, false, fmt.Errorf("accept lock %s: %w: the lock's deadline %s has passed", l.JobID, ErrBadState, wireTime(l.Deadline))
+	}
+	a = &Accepting{e: e, lock: l, input: input, release: func() {}}
+	if l.Rail != "" {
+		release, err := e.checkRailCover(ctx, l)
+		if err != nil {
+			return nil, false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
+		}
+		a.release = release
+	}
+	return a, true, nil
+}
+
+// Close ends the rail's reservation of the lock's cover. The lock, once
+// written, counts in the rail's open amount by itself.
+func (a *Accepting) Close() { a.release() }
+
+// Accept writes the checked lock: the seller-side record starts locked,
+// with the job's input. fresh is false when the same lock was accepted
+// meanwhile (nothing is written). also is written in the transaction of a
+// fresh acceptance only.
+func (a *Accepting) Accept(ctx context.Context, also ...Also) (fresh bool, err error) {
+	e, l := a.e, a.lock
 	if e.closed.Load() {
 		return false, ErrClosed
 	}
-	if l == nil {
-		return false, fmt.Errorf("accept lock: %w: nil lock", ErrInvalidMessage)
-	}
-	if err := e.checkLock(l); err != nil {
-		return false, fmt.Errorf("accept lock %s: %w", truncate(l.JobID), err)
-	}
-	if l.InputHash == "" {
-		return false, fmt.Errorf("accept lock %s: %w: a %s lock commits to no input; the buyer must upgrade", l.JobID, ErrInvalidMessage, TypeLockV1)
-	}
-	if err := e.checkRailLock(l); err != nil {
-		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
-	}
 	now := e.now()
-	if l.Rail != "" {
-		release, err := e.checkRailCover(ctx, l, now)
-		if err != nil {
-			return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
-		}
-		defer release()
-	}
 	err = e.update(ctx, withAlso(func(txn *tx) error {
-		fresh = false
-		_, err := loadRecord(txn, RoleSeller, l.JobID)
-		if err == nil {
-			stored, err := loadLock(txn, l.JobID, RoleSeller)
-			if err != nil {
-				return err
-			}
-			if !stored.equal(l) {
-				return fmt.Errorf("%w: another lock with this job ID was accepted", ErrJobIDReused)
-			}
-			if HashHex(input) != stored.InputHash {
-				return fmt.Errorf("%w: the lock was accepted with another input", ErrJobIDReused)
-			}
-			return nil
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		if !now.Before(l.Deadline) {
-			return fmt.Errorf("%w: the lock's deadline %s has passed", ErrBadState, wireTime(l.Deadline))
-		}
-		rec := &storedRecord{
-			JobID: l.JobID, Role: RoleSeller, State: StateLocked, Amount: l.Amount,
-			Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
-			Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
-			CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline.Add(e.cfg.settleGrace),
-			Rail: l.Rail, RailCounterparty: l.BuyerAddress, NotBefore: l.NotBefore,
-		}
-		if err := putPayload(txn, RoleSeller, l.JobID, PayloadInput, input, l.InputHash); err != nil {
-			return err
-		}
-		if err := e.putRailRef(txn, RoleSeller, l); err != nil {
-			return err
-		}
-		if err := putReceipt(txn, l.JobID, RoleSeller, receiptLock, l); err != nil {
-			return err
-		}
-		fresh = true
-		return saveRecord(txn, nil, rec)
+		var err error
+		fresh, err = e.acceptLock(txn, l, a.input, now)
+		return err
 	}, func() bool { return fresh }, also))
 	if err != nil {
 		return false, fmt.Errorf("accept lock %s: %w", l.JobID, err)
@@ -92,30 +115,104 @@ func (e *Escrow) AcceptLock(ctx context.Context, l *Lock, input []byte, also ...
 	return fresh, nil
 }
 
-// checkRailCover has the rail check that a new rail lock is covered, with
-// this node's other unsettled locks from the same buyer address counted
-// (reserveRail). A lock accepted before is not checked again: the
-// transaction finds it and answers as for any replay. release ends the
-// reservation once the record is stored.
-func (e *Escrow) checkRailCover(ctx context.Context, l *Lock, now time.Time) (release func(), err error) {
-	known := false
-	err = e.view(ctx, func(txn *tx) error {
-		_, err := loadRecord(txn, RoleSeller, l.JobID)
-		known = err == nil
-		if errors.Is(err, ErrNotFound) {
-			return nil
+// AcceptDelivered writes the checked lock and the delivery of output for
+// it in one transaction, as Accept then Deliver would in two: one commit
+// and one fsync. It is for a job whose handler finished before anything
+// needed the lock durable; a crash before it returns leaves no trace of
+// the job here, and the buyer's deadline refunds it. accepted and
+// delivered are written with the acceptance and the delivery, in the same
+// transaction. fresh is false when the same lock was accepted meanwhile:
+// nothing is written and the delivery is nil.
+func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, accepted, delivered Also) (d *Delivery, fresh bool, err error) {
+	e, l := a.e, a.lock
+	if e.closed.Load() {
+		return nil, false, ErrClosed
+	}
+	outputHash := HashHex(output)
+	now := e.now()
+	err = e.update(ctx, func(txn *tx) error {
+		d = nil
+		var err error
+		if fresh, err = e.acceptLock(txn, l, a.input, now); err != nil || !fresh {
+			return err
 		}
-		return err
+		if accepted != nil {
+			if err := accepted(txn); err != nil {
+				return err
+			}
+		}
+		if d, err = e.deliver(txn, l.JobID, output, outputHash, now); err != nil {
+			return err
+		}
+		if delivered != nil {
+			return delivered(txn)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, fmt.Errorf("accept and deliver job %s: %w", truncate(l.JobID), err)
 	}
-	if known {
-		return func() {}, nil
+	return d, fresh, nil
+}
+
+// acceptedBefore reports whether the seller-side record of l's job holds
+// this very lock and input; another lock or input with its job ID fails
+// with ErrJobIDReused.
+func acceptedBefore(txn *tx, l *Lock, input []byte) (bool, error) {
+	_, err := loadRecord(txn, RoleSeller, l.JobID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	stored, err := loadLock(txn, l.JobID, RoleSeller)
+	if err != nil {
+		return false, err
+	}
+	if !stored.equal(l) {
+		return false, fmt.Errorf("%w: another lock with this job ID was accepted", ErrJobIDReused)
+	}
+	if HashHex(input) != stored.InputHash {
+		return false, fmt.Errorf("%w: the lock was accepted with another input", ErrJobIDReused)
+	}
+	return true, nil
+}
+
+// acceptLock is the change of an acceptance: fresh is false, with nothing
+// written, when the record holds the same lock already.
+func (e *Escrow) acceptLock(txn *tx, l *Lock, input []byte, now time.Time) (fresh bool, err error) {
+	known, err := acceptedBefore(txn, l, input)
+	if err != nil || known {
+		return false, err
 	}
 	if !now.Before(l.Deadline) {
-		return nil, fmt.Errorf("%w: the lock's deadline %s has passed", ErrBadState, wireTime(l.Deadline))
+		return false, fmt.Errorf("%w: the lock's deadline %s has passed", ErrBadState, wireTime(l.Deadline))
 	}
+	rec := &storedRecord{
+		JobID: l.JobID, Role: RoleSeller, State: StateLocked, Amount: l.Amount,
+		Capability: l.Capability, QuoteID: l.QuoteID, Buyer: l.Buyer, Seller: l.Seller,
+		Deadline: l.Deadline, WindowMS: l.Window.Milliseconds(), InputHash: l.InputHash,
+		CreatedAt: now, UpdatedAt: now, DueAt: l.Deadline.Add(e.cfg.settleGrace),
+		Rail: l.Rail, RailCounterparty: l.BuyerAddress, NotBefore: l.NotBefore,
+	}
+	if err := putPayload(txn, RoleSeller, l.JobID, PayloadInput, input, l.InputHash); err != nil {
+		return false, err
+	}
+	if err := e.putRailRef(txn, RoleSeller, l); err != nil {
+		return false, err
+	}
+	if err := putReceipt(txn, l.JobID, RoleSeller, receiptLock, l); err != nil {
+		return false, err
+	}
+	return true, saveRecord(txn, nil, rec)
+}
+
+// checkRailCover has the rail check that a new rail lock is covered, with
+// this node's other unsettled locks from the same buyer address counted
+// (reserveRail). PrepareAccept calls it only for a lock not accepted
+// before. release ends the reservation once the record is stored.
+func (e *Escrow) checkRailCover(ctx context.Context, l *Lock) (release func(), err error) {
 	open, release, err := e.reserveRail(ctx, RoleSeller, l.BuyerAddress, l.JobID, l.Amount)
 	if err != nil {
 		return nil, err
@@ -172,54 +269,59 @@ func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte, also 
 	now := e.now()
 	var out *Delivery
 	err := e.update(ctx, withAlso(func(txn *tx) error {
-		out = nil
-		prev, err := loadRecord(txn, RoleSeller, jobID)
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("%w: no accepted lock for this job", ErrUnknownJob)
-		}
-		if err != nil {
-			return err
-		}
-		if prev.State != StateLocked {
-			stored, err := loadDelivery(txn, jobID, RoleSeller)
-			if err == nil && stored.OutputHash == outputHash {
-				out = stored
-				return nil
-			}
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			if prev.State.Final() {
-				return fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
-			}
-			return fmt.Errorf("%w: already delivered with another output hash", ErrBadState)
-		}
-		if now.After(prev.Deadline) {
-			return fmt.Errorf("%w: the deadline %s has passed", ErrBadState, wireTime(prev.Deadline))
-		}
-		d := &Delivery{JobID: jobID, OutputHash: outputHash, Seller: e.self, DeliveredAt: msgTime(now)}
-		if err := d.sign(e.key); err != nil {
-			return err
-		}
-		rec := *prev
-		rec.State = StateDelivered
-		rec.DeliveredAt = now
-		rec.UpdatedAt = now
-		rec.OutputHash = outputHash
-		rec.DueAt = sellerWindowEnd(now, prev).Add(e.cfg.settleGrace)
-		if err := putPayload(txn, RoleSeller, jobID, PayloadOutput, output, outputHash); err != nil {
-			return err
-		}
-		if err := putReceipt(txn, jobID, RoleSeller, receiptDelivery, d); err != nil {
-			return err
-		}
-		out = d
-		return saveRecord(txn, prev, &rec)
+		var err error
+		out, err = e.deliver(txn, jobID, output, outputHash, now)
+		return err
 	}, func() bool { return out != nil }, also))
 	if err != nil {
 		return nil, fmt.Errorf("deliver job %s: %w", truncate(jobID), err)
 	}
 	return out, nil
+}
+
+// deliver is the change of a delivery: the stored one when the same
+// output was delivered before.
+func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string, now time.Time) (*Delivery, error) {
+	prev, err := loadRecord(txn, RoleSeller, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: no accepted lock for this job", ErrUnknownJob)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if prev.State != StateLocked {
+		stored, err := loadDelivery(txn, jobID, RoleSeller)
+		if err == nil && stored.OutputHash == outputHash {
+			return stored, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		if prev.State.Final() {
+			return nil, fmt.Errorf("%w: it is %s", ErrAlreadySettled, prev.State)
+		}
+		return nil, fmt.Errorf("%w: already delivered with another output hash", ErrBadState)
+	}
+	if now.After(prev.Deadline) {
+		return nil, fmt.Errorf("%w: the deadline %s has passed", ErrBadState, wireTime(prev.Deadline))
+	}
+	d := &Delivery{JobID: jobID, OutputHash: outputHash, Seller: e.self, DeliveredAt: msgTime(now)}
+	if err := d.sign(e.key); err != nil {
+		return nil, err
+	}
+	rec := *prev
+	rec.State = StateDelivered
+	rec.DeliveredAt = now
+	rec.UpdatedAt = now
+	rec.OutputHash = outputHash
+	rec.DueAt = sellerWindowEnd(now, prev).Add(e.cfg.settleGrace)
+	if err := putPayload(txn, RoleSeller, jobID, PayloadOutput, output, outputHash); err != nil {
+		return nil, err
+	}
+	if err := putReceipt(txn, jobID, RoleSeller, receiptDelivery, d); err != nil {
+		return nil, err
+	}
+	return d, saveRecord(txn, prev, &rec)
 }
 
 // ApplySettle applies the buyer's signed decision to a job this node sold.

@@ -110,6 +110,7 @@ type seller struct {
 	perPeer  map[peer.ID]int                    // jobs in flight per buyer
 	limiters map[peer.ID]*rate.Limiter          // quote requests per buyer
 	running  map[string]context.CancelCauseFunc // jobs whose handler runs, to stop one the buyer refunded (cause: refundedError)
+	taken    map[string]*takenJob               // jobs taken and running, their locks perhaps not written yet
 }
 
 const (
@@ -131,6 +132,7 @@ func newSeller(sh *shared, h *handlers, quoteSigs *lru.Cache[SignedQuote, struct
 		perPeer:   make(map[peer.ID]int),
 		limiters:  make(map[peer.ID]*rate.Limiter),
 		running:   make(map[string]context.CancelCauseFunc),
+		taken:     make(map[string]*takenJob),
 	}
 }
 
@@ -422,8 +424,7 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		CreatedAt: s.cfg.now().UTC(),
 	}
 	rec.UpdatedAt = rec.CreatedAt
-	also, recorded := s.jobs.putWith(rec)
-	fresh, err := s.escrow.AcceptLock(r.Context(), lock, req.Input, also)
+	prep, fresh, err := s.escrow.PrepareAccept(r.Context(), lock, req.Input)
 	if err != nil {
 		writeError(w, lockStatus(err), "lock refused: "+err.Error())
 		return
@@ -434,10 +435,112 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		s.replay(w, r, lock.JobID)
 		return
 	}
-	recorded()
+	defer prep.Close()
+	job := &takenJob{prep: prep, lock: lock, rec: rec}
+	if !s.take(job) {
+		writeError(w, http.StatusConflict, fmt.Sprintf("this lock was accepted already; the job is running: GET /jobs/%s", lock.JobID))
+		return
+	}
+	defer s.untake(job)
 	failpoint.Inject("seller/after-accept-lock")
 	s.rememberCounterparty(buyer)
-	s.runJob(w, r, o, lock, req.Input)
+	s.runJob(w, r, o, job, req.Input)
+}
+
+// acceptGrace is how long a job's handler may run before its lock is
+// written on its own. A job done by then has its lock written with its
+// delivery, in one commit (escrow.Accepting.AcceptDelivered), and the
+// buyer gets the accepted and result events together; a longer one has
+// its lock written when the grace ends, and the buyer is told it was
+// accepted then.
+const acceptGrace = 50 * time.Millisecond
+
+// takenJob is a job whose lock this seller checked and took, whose
+// handler runs, and whose lock may not be written yet (acceptGrace).
+type takenJob struct {
+	prep *escrow.Accepting
+	lock *escrow.Lock
+	rec  JobRecord // the job's record, written with the lock
+
+	mu       sync.Mutex
+	accepted bool  // the lock is written
+	err      error // why writing it failed
+}
+
+// take claims job's ID while it runs; false if a request with the same
+// lock runs it already.
+func (s *seller) take(job *takenJob) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.taken[job.lock.JobID]; ok {
+		return false
+	}
+	s.taken[job.lock.JobID] = job
+	return true
+}
+
+func (s *seller) untake(job *takenJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.taken, job.lock.JobID)
+}
+
+// takenBy returns the taken job jobID of buyer, or nil.
+func (s *seller) takenBy(jobID string, buyer peer.ID) *takenJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.taken[jobID]; j != nil && j.lock.Buyer == buyer {
+		return j
+	}
+	return nil
+}
+
+// accept writes job's lock on its own, once, and reports why not: when its
+// handler runs past acceptGrace or fails, or a settle for the job arrives
+// before its delivery.
+func (s *seller) accept(ctx context.Context, job *takenJob) error {
+	job.mu.Lock()
+	defer job.mu.Unlock()
+	if job.accepted || job.err != nil {
+		return job.err
+	}
+	also, recorded := s.jobs.putWith(job.rec)
+	fresh, err := job.prep.Accept(ctx, also)
+	if err == nil && !fresh {
+		err = fmt.Errorf("%w: the lock was accepted by another request", escrow.ErrJobIDReused)
+	}
+	if err != nil {
+		job.err = err
+		return err
+	}
+	recorded()
+	job.accepted = true
+	return nil
+}
+
+// acceptDelivered writes job's lock with its delivery of out, in one
+// commit, if the lock was not written on its own meanwhile (ok false, with
+// nothing written: the caller delivers as for a job accepted before).
+func (s *seller) acceptDelivered(ctx context.Context, job *takenJob, out json.RawMessage, took time.Duration) (d *escrow.Delivery, ok bool, err error) {
+	job.mu.Lock()
+	defer job.mu.Unlock()
+	if job.accepted || job.err != nil {
+		return nil, false, job.err
+	}
+	rec := job.rec
+	rec.Status, rec.DurationMS, rec.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
+	also, recorded := s.jobs.putWith(rec)
+	d, fresh, err := job.prep.AcceptDelivered(ctx, out, also, nil)
+	if err == nil && !fresh {
+		err = fmt.Errorf("%w: the lock was accepted by another request", escrow.ErrJobIDReused)
+	}
+	if err != nil {
+		job.err = err
+		return nil, true, err
+	}
+	recorded()
+	job.accepted = true
+	return d, true, nil
 }
 
 // replayOf answers a POST /jobs that checkJob refused if its lock is one
@@ -501,12 +604,13 @@ func lockStatus(err error) int {
 // runJob streams the job's events while its handler runs, then delivers.
 // The job runs under the lock's deadline, not the request's context: a
 // buyer that disconnects can still fetch the result with GET /jobs/{id}.
-func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *escrow.Lock, input json.RawMessage) {
+// Nothing is sent before the lock is written: with the delivery, for a job
+// done within acceptGrace, else on its own when the grace ends.
+func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, job *takenJob, input json.RawMessage) {
+	lock := job.lock
 	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
 	stream := &eventWriter{w: w, rc: http.NewResponseController(w)}
 	start := time.Now()
-	stream.send(Event{Type: EventAccepted, JobID: lock.JobID})
 
 	refunded, stop := context.WithCancelCause(s.ctx)
 	defer stop(nil)
@@ -533,11 +637,36 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 		hctx := withHandlerLog(ctx, s.log.With("job", lock.JobID, "capability", lock.Capability))
 		done <- s.safeRun(hctx, o, input)
 	}()
+	grace := time.NewTimer(acceptGrace)
+	defer grace.Stop()
+	told := false
+	// accepted writes the lock on its own, if it is not yet, and tells the
+	// buyer; false if it could not be written (the buyer was told why).
+	accepted := func() bool {
+		if told {
+			return true
+		}
+		if err := s.accept(context.WithoutCancel(r.Context()), job); err != nil {
+			stop(err)
+			writeError(w, lockStatus(err), "lock refused: "+err.Error())
+			return false
+		}
+		w.WriteHeader(http.StatusOK)
+		stream.send(Event{Type: EventAccepted, JobID: lock.JobID})
+		told = true
+		return true
+	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {
 		select {
 		case res := <-done:
+			if !told && res.err == nil && s.finishTaken(stream, w, job, res, time.Since(start)) {
+				return
+			}
+			if !accepted() {
+				return
+			}
 			s.recordAttempts(lock.JobID, res)
 			if res.err != nil && ctx.Err() == context.Canceled && s.ctx.Err() == nil {
 				s.cancelled(ctx, stream, lock, time.Since(start))
@@ -549,9 +678,16 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 			}
 			s.finish(stream, lock, res.out, res.err, time.Since(start))
 			return
+		case <-grace.C:
+			if !accepted() {
+				return
+			}
 		case <-ctx.Done():
 			if s.ctx.Err() != nil {
 				return // shutting down: the restart reconciles the job
+			}
+			if !accepted() {
+				return
 			}
 			if ctx.Err() == context.Canceled {
 				s.cancelled(ctx, stream, lock, time.Since(start))
@@ -562,9 +698,48 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, lock *e
 			s.timedOut(stream, lock, time.Since(start))
 			return
 		case <-tick.C:
-			stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
+			if told {
+				stream.send(Event{Type: EventProgress, JobID: lock.JobID, Message: "running", ElapsedMS: time.Since(start).Milliseconds()})
+			}
 		}
 	}
+}
+
+// finishTaken delivers the output of a job done within acceptGrace: its
+// lock and delivery in one commit, then the accepted and result events in
+// one write. It reports false, with nothing written or sent, when the lock
+// was written on its own meanwhile (a settle arrived first), or the output
+// is not JSON: the caller then goes the way of a job accepted before.
+func (s *seller) finishTaken(stream *eventWriter, w http.ResponseWriter, job *takenJob, res outcome, took time.Duration) bool {
+	lock := job.lock
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, res.out); err != nil {
+		return false
+	}
+	out := buf.Bytes()
+	if len(res.attempts) > 0 {
+		s.logAttempts(lock.JobID, res)
+		usage := res.usage
+		job.rec.Attempts, job.rec.Usage = res.attempts, &usage
+	}
+	d, ok, err := s.acceptDelivered(context.Background(), job, out, took)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		s.log.Error("accept and deliver", "job", lock.JobID, "err", err)
+		writeError(w, lockStatus(err), "cannot accept and deliver the job: "+err.Error())
+		return true
+	}
+	failpoint.Inject("seller/after-deliver")
+	dj, _ := json.Marshal(d)
+	w.WriteHeader(http.StatusOK)
+	// The output is durable with the signed delivery: a buyer whose stream
+	// breaks fetches both with GET /jobs/{id}.
+	stream.send(Event{Type: EventAccepted, JobID: lock.JobID},
+		Event{Type: EventResult, JobID: lock.JobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
+	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	return true
 }
 
 // safeRun runs the handler; a panic in it fails the job, not the node.
@@ -588,15 +763,20 @@ func (s *seller) recordAttempts(jobID string, res outcome) {
 	if len(res.attempts) == 0 {
 		return
 	}
+	s.logAttempts(jobID, res)
+	usage := res.usage
+	s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
+		r.Attempts, r.Usage = res.attempts, &usage
+	})
+}
+
+// logAttempts logs each check an attempt of a Runner failed.
+func (s *seller) logAttempts(jobID string, res outcome) {
 	for _, a := range res.attempts {
 		for _, c := range a.Failed {
 			s.log.Warn("job output failed a check before delivery", "job", jobID, "attempt", a.Number, "check", c.Name, "detail", c.Detail)
 		}
 	}
-	usage := res.usage
-	s.updateJob(RoleSeller, jobID, func(r *JobRecord) {
-		r.Attempts, r.Usage = res.attempts, &usage
-	})
 }
 
 // refundedError is why a running job was stopped: the buyer's refund,
@@ -688,7 +868,7 @@ func truncateText(s string, n int) string {
 	return s
 }
 
-// eventWriter writes NDJSON events and flushes each one. Write errors (the
+// eventWriter writes NDJSON events and flushes each send. Write errors (the
 // buyer went away) are remembered and later events dropped.
 type eventWriter struct {
 	w   io.Writer
@@ -696,7 +876,7 @@ type eventWriter struct {
 	err error
 }
 
-func (e *eventWriter) send(ev Event) {
+func (e *eventWriter) send(evs ...Event) {
 	if e.err != nil {
 		return
 	}
@@ -705,8 +885,10 @@ func (e *eventWriter) send(ev Event) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if e.err = enc.Encode(ev); e.err != nil {
-		return
+	for _, ev := range evs {
+		if e.err = enc.Encode(ev); e.err != nil {
+			return
+		}
 	}
 	_ = e.rc.SetWriteDeadline(time.Now().Add(bodyReadTimeout))
 	if _, e.err = e.w.Write(buf.Bytes()); e.err == nil {
@@ -722,6 +904,11 @@ func (s *seller) handleJobStatus(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("id")
 	// The escrow record is the truth (the job record may lag a crash).
 	er, err := s.escrow.GetRole(r.Context(), jobID, escrow.RoleSeller)
+	if errors.Is(err, escrow.ErrNotFound) && s.takenBy(jobID, buyer) != nil {
+		// Running, its lock not written yet (acceptGrace).
+		writeJSON(w, http.StatusOK, JobStatus{JobID: jobID, State: string(escrow.StateLocked), Status: StatusRunning})
+		return
+	}
 	if err != nil || er.Buyer != buyer {
 		// The same answer for "unknown" and "not yours": a job's existence
 		// is nobody else's business.
@@ -762,7 +949,15 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("settle is for job %s, posted to %s", st.JobID, r.PathValue("id")))
 		return
 	}
-	if err := s.escrow.ApplySettle(r.Context(), st); err != nil {
+	err = s.escrow.ApplySettle(r.Context(), st)
+	if job := s.takenBy(st.JobID, st.Buyer); job != nil && errors.Is(err, escrow.ErrUnknownJob) {
+		// The job runs and its lock is not written yet (acceptGrace): the
+		// settle must meet the job, so the lock is written first.
+		if aerr := s.accept(context.WithoutCancel(r.Context()), job); aerr == nil {
+			err = s.escrow.ApplySettle(r.Context(), st)
+		}
+	}
+	if err != nil {
 		status := http.StatusBadRequest
 		switch {
 		case errors.Is(err, escrow.ErrForged):
