@@ -77,6 +77,9 @@ type config struct {
 	// tamperQuote rewrites every signed quote before it is sent (tests
 	// only).
 	tamperQuote func(*SignedQuote)
+	// acceptGrace is how long a job's handler runs before its lock is
+	// written on its own (acceptGrace, the constant; tests change it).
+	acceptGrace time.Duration
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// runners run the handler kinds of other packages (HandlerRunner).
@@ -100,6 +103,7 @@ func defaultConfig() config {
 		maxPrice:          DefaultMaxPrice,
 		outboxInterval:    defaultOutboxInterval,
 		readHeaderTimeout: readHeaderTimeout,
+		acceptGrace:       acceptGrace,
 		now:               time.Now,
 	}
 }

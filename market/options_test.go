@@ -36,3 +36,9 @@ func withReadHeaderTimeout(_ *testing.T, d time.Duration) Option {
 func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)) Option {
 	return func(c *config) error { c.runHandler = f; return nil }
 }
+
+// withAcceptGrace sets how long a job runs before its lock is written on
+// its own.
+func withAcceptGrace(_ *testing.T, d time.Duration) Option {
+	return func(c *config) error { c.acceptGrace = d; return nil }
+}

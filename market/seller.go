@@ -637,7 +637,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, job *ta
 		hctx := withHandlerLog(ctx, s.log.With("job", lock.JobID, "capability", lock.Capability))
 		done <- s.safeRun(hctx, o, input)
 	}()
-	grace := time.NewTimer(acceptGrace)
+	grace := time.NewTimer(s.cfg.acceptGrace)
 	defer grace.Stop()
 	told := false
 	// accepted writes the lock on its own, if it is not yet, and tells the
