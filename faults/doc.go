@@ -19,12 +19,15 @@
 //     SWARMWAGE_FAILPOINTS when a daemon starts). The names are a contract
 //     with the code that calls failpoint.Inject:
 //     buyer/after-lock (market/hire.go, runHire: escrow.Lock succeeded),
-//     buyer/after-record-delivery (verifyAndSettle: RecordDelivery
-//     succeeded), buyer/after-decision (verifyAndSettle and refund:
-//     Release or Refund returned, the settle not sent yet),
-//     seller/after-accept-lock (market/seller.go, handleJob: AcceptLock
-//     succeeded), seller/after-deliver (finish: Deliver succeeded, the
-//     result not sent yet), seller/after-apply-settle (handleSettle:
+//     buyer/after-record-delivery (verifyAndSettle: the delivery arrived
+//     and matches its output; it is written with the decision, in one
+//     commit), buyer/after-decision (decide and refundDelivered: the
+//     release or refund returned, the settle not sent yet),
+//     seller/after-accept-lock (market/seller.go, handleJob: the lock
+//     checked and the job taken, its handler not started; the lock is
+//     written with the delivery, or on its own once the job runs past
+//     acceptGrace), seller/after-deliver (finish and finishTaken: the
+//     delivery written, the result not sent yet), seller/after-apply-settle (handleSettle:
 //     ApplySettle succeeded), escrow/before-fire (escrow/timers.go, the top
 //     of fire). A killed daemon stays down past every due time of its jobs
 //     and is then restarted.
