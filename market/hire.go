@@ -529,7 +529,7 @@ func (b *Buyer) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRe
 		return res, err
 	}
 	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
-	return b.verifyAndSettle(ctx, res, spec, out, delivery)
+	return b.verifyAndSettle(ctx, res, spec, out, delivery, lock.Deadline)
 }
 
 // lock holds the quoted price in escrow and records the bought job.
@@ -799,10 +799,17 @@ type verifySpec struct {
 	outputSchema json.RawMessage // the seller's, when not standard
 }
 
+// decideGrace is how long verification may take before the delivery is
+// written on its own. A verification done by then has its delivery
+// written with the decision it leads to, in one commit (escrow.Decide);
+// a longer one, or one that would end within twice the grace of the
+// lock's deadline, has the delivery written first, so that a delivery that
+// arrived in time counts (the deadline refunds only a locked job).
+const decideGrace = 50 * time.Millisecond
+
 // verifyAndSettle checks the output against the seller's signed delivery
-// and the verifier, then records the delivery and the decision it leads
-// to in one commit (escrow.Decide): release, refund or accept.
-func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+// and the verifier, then releases, refunds or accepts it (decide).
+func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery, deadline time.Time) (HireResult, error) {
 	// The output is here: from now on the hire's own deadline must not cut
 	// verification or settlement short, or a good job would wait for the
 	// window's auto-release.
@@ -811,11 +818,51 @@ func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verify
 	if d.OutputHash != escrow.HashHex(out) || d.JobID != res.JobID {
 		return b.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
 	}
-	// The delivery is not written yet: a crash from here until the
-	// decision's commit leaves the job locked, and the restart asks the
-	// seller for the delivery again (reconcile.go).
-	failpoint.Inject("buyer/after-record-delivery")
-	return b.decide(ctx, res, spec, out, d)
+	checked := make(chan verdict, 1)
+	go func() {
+		// A kill here lands before the delivery is written: the restart
+		// asks the seller for it again (reconcile.go). A sleep is a slow
+		// verification: the delivery is written when the grace ends.
+		failpoint.Inject("buyer/after-record-delivery")
+		checked <- check(ctx, spec, out)
+	}()
+	if deadline.Sub(b.cfg.now()) > 2*decideGrace {
+		t := time.NewTimer(decideGrace)
+		defer t.Stop()
+		select {
+		case v := <-checked:
+			return b.decide(ctx, res, v, out, d)
+		case <-t.C:
+		}
+	}
+	if err := b.escrow.RecordDelivery(ctx, d, out); err != nil {
+		return b.deliveryRefused(ctx, res, err)
+	}
+	return b.decide(ctx, res, <-checked, out, nil)
+}
+
+// verdict is what verifying an output found.
+type verdict struct {
+	report   verify.Report
+	passed   bool
+	standard bool // a standard verifier's: release; else accept
+}
+
+// check verifies out against spec.
+func check(ctx context.Context, spec verifySpec, out json.RawMessage) verdict {
+	var (
+		rep verify.Report
+		err error
+	)
+	if spec.standard {
+		rep, err = verify.Verify(ctx, spec.capability, spec.input, out)
+	} else {
+		rep, err = verify.VerifyWithSchema(ctx, spec.capability, spec.outputSchema, out)
+	}
+	if err != nil {
+		rep = verify.Report{Capability: spec.capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
+	}
+	return verdict{report: rep, passed: err == nil && rep.Passed, standard: spec.standard}
 }
 
 // deliveryRefused settles a hire whose delivery the escrow refused to
@@ -834,25 +881,13 @@ func (b *Buyer) deliveryRefused(ctx context.Context, res HireResult, err error) 
 	return b.refund(res, "the seller's delivery is not valid: "+err.Error(), []string{"delivery_signature"}, ErrVerificationFailed)
 }
 
-// decide verifies a delivery's output and settles: refund if it fails,
-// release if it passes a standard verifier, and accept (the hold waits for
-// the window) if it passes a seller's schema. The delivery d is recorded in
-// the decision's commit; nil means it was recorded before.
-func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
-	var (
-		rep verify.Report
-		err error
-	)
-	if spec.standard {
-		rep, err = verify.Verify(ctx, spec.capability, spec.input, out)
-	} else {
-		rep, err = verify.VerifyWithSchema(ctx, spec.capability, spec.outputSchema, out)
-	}
-	if err != nil {
-		rep = verify.Report{Capability: spec.capability, Checks: []verify.Check{{Name: "output_json", Detail: err.Error()}}}
-	}
+// decide settles a verified delivery: refund if it failed, release if it
+// passed a standard verifier, and accept (the hold waits for the window)
+// if it passed a seller's schema. The delivery d is written in the
+// decision's commit; nil means it was written before.
+func (b *Buyer) decide(ctx context.Context, res HireResult, v verdict, out json.RawMessage, d *escrow.Delivery) (HireResult, error) {
+	rep, passed := v.report, v.passed
 	res.Output, res.State, res.Report = out, escrow.StateDelivered, rep
-	passed := err == nil && rep.Passed
 	// The verification's outcome goes into the job record in the commit
 	// of the decision it leads to.
 	verified := func(r *JobRecord) {
@@ -873,14 +908,14 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 		return b.refundDelivered(ctx, res, d, "verification failed", failed, ErrVerificationFailed, verified)
 	}
 	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, verified)
-	v := escrow.Verdict{Decision: escrow.DecisionRelease}
-	if !spec.standard {
+	dec := escrow.Verdict{Decision: escrow.DecisionRelease}
+	if !v.standard {
 		// No standard verifier: the hold auto-releases at the end of the
 		// verification window unless the buyer refunds first.
-		v.Decision = escrow.VerdictAccept
+		dec.Decision = escrow.VerdictAccept
 	}
-	st, err := b.escrow.Decide(ctx, res.JobID, d, out, v, also)
-	if v.Decision == escrow.DecisionRelease {
+	st, err := b.escrow.Decide(ctx, res.JobID, d, out, dec, also)
+	if dec.Decision == escrow.DecisionRelease {
 		failpoint.Inject("buyer/after-decision")
 	}
 	var refused *escrow.DeliveryError
@@ -889,10 +924,10 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, spec verifySpec, out
 	}
 	if err != nil {
 		b.updateJob(RoleBuyer, res.JobID, verified)
-		return res, fmt.Errorf("%s job %s: %w", v.Decision, res.JobID, err)
+		return res, fmt.Errorf("%s job %s: %w", dec.Decision, res.JobID, err)
 	}
 	recorded()
-	if v.Decision == escrow.VerdictAccept {
+	if dec.Decision == escrow.VerdictAccept {
 		return res, nil
 	}
 	res.State = escrow.StateReleased
@@ -1032,7 +1067,9 @@ func (m *shared) updateJob(role, jobID string, fn func(*JobRecord)) {
 // covers the job request's trip to the seller.
 const quoteReuseMargin = 10 * time.Second
 
-func quoteKey(seller peer.ID, capID string) string { return seller.String() + "/" + capID }
+// quoteKey is the key of a kept quote: the seller's raw ID, not its
+// base58 form, which would be encoded again for every hire.
+func quoteKey(seller peer.ID, capID string) string { return string(seller) + "/" + capID }
 
 // cachedQuote returns a kept quote of seller for capID that is still valid
 // for long enough.

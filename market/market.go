@@ -119,6 +119,9 @@ type shared struct {
 	untaggedMu sync.Mutex
 	untagged   map[string]bool // kinds and signers of untagged messages logged
 
+	tradedMu sync.Mutex
+	traded   map[peer.ID]struct{} // counterparties written (rememberCounterparty)
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

@@ -161,13 +161,26 @@ func (m *shared) knows(p peer.ID) bool {
 	return found
 }
 
-// rememberCounterparty records that this node traded with p.
+// rememberCounterparty records that this node traded with p. A
+// counterparty written since the start is not looked up again: a hire
+// with one costs no transaction.
 func (m *shared) rememberCounterparty(p peer.ID) {
+	m.tradedMu.Lock()
+	_, known := m.traded[p]
+	if !known {
+		if m.traded == nil || len(m.traded) >= maxTraded {
+			m.traded = make(map[peer.ID]struct{})
+		}
+	}
+	m.tradedMu.Unlock()
+	if known {
+		return
+	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		// Set once: a hire with a known counterparty commits nothing
-		// (an Update without writes costs no sync).
+		// Set once: a counterparty known from before the start commits
+		// nothing (an Update without writes costs no sync).
 		err := m.jobs.db.Update(func(txn kv.Txn) error {
 			if _, err := txn.Get(counterpartyKey(p)); err == nil {
 				return nil
@@ -176,9 +189,17 @@ func (m *shared) rememberCounterparty(p peer.ID) {
 		})
 		if err != nil {
 			m.log.Warn("remember counterparty", "err", err)
+			return
 		}
+		m.tradedMu.Lock()
+		m.traded[p] = struct{}{}
+		m.tradedMu.Unlock()
 	}()
 }
+
+// maxTraded bounds the counterparties kept in memory; past it the set
+// starts afresh (a lookup is cheap to repeat).
+const maxTraded = 4096
 
 // checkRefund runs on a seller after a buyer refunded a delivered job of a
 // standard capability: it verifies the stored output against the stored

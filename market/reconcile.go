@@ -77,7 +77,7 @@ func (b *Buyer) reverify(ctx context.Context, r escrow.Record) error {
 		return err
 	}
 	res := HireResult{JobID: r.JobID, Capability: r.Capability, Seller: r.Seller, Price: Credits(r.Amount), State: r.State, Output: out}
-	res, err = b.decide(ctx, res, spec, out, nil)
+	res, err = b.decide(ctx, res, check(ctx, spec, out), out, nil)
 	b.log.Info("verified an undecided delivery again", "job", r.JobID, "state", res.State, "outcome", err)
 	if errors.Is(err, ErrVerificationFailed) {
 		return nil
@@ -129,7 +129,7 @@ func (b *Buyer) resume(ctx context.Context, r escrow.Record) {
 		}
 		return
 	}
-	res, err = b.verifyAndSettle(ctx, res, spec, out, d)
+	res, err = b.verifyAndSettle(ctx, res, spec, out, d, r.Deadline)
 	b.log.Info("resumed job settled", "job", r.JobID, "state", res.State, "outcome", err)
 }
 
