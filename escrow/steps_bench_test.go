@@ -16,7 +16,9 @@ import (
 // buyer's Lock, the seller's AcceptLock (it checks the lock's signature),
 // the seller's Deliver, the buyer's RecordDelivery (it checks the
 // delivery's signature), the buyer's Release and the seller's
-// ApplySettle (it checks the settle's signature). Each benchmark prepares
+// ApplySettle (it checks the settle's signature); and the two merged
+// steps of a live hire, accept-delivered (AcceptLock with Deliver) and
+// decide-release (RecordDelivery with Release). Each benchmark prepares
 // b.N jobs up to its step outside the timer, then times the step alone:
 //
 //	go test -run X -bench Step -benchtime 300x ./escrow
@@ -82,12 +84,29 @@ func BenchmarkStep(b *testing.B) {
 		{"accept-lock", stepAccept, func(p *pair, i int, _ []string, ls []*escrow.Lock, _ []*escrow.Delivery, _ []*escrow.Settle) error {
 			return acceptLock(p.seller.e, context.Background(), ls[i])
 		}},
+		// accept-lock and deliver in one commit: a job done within the
+		// market's grace.
+		{"accept-delivered", stepAccept, func(p *pair, i int, ids []string, ls []*escrow.Lock, _ []*escrow.Delivery, _ []*escrow.Settle) error {
+			a, _, err := p.seller.e.PrepareAccept(context.Background(), ls[i], nil)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			_, _, err = a.AcceptDelivered(context.Background(), []byte("output of "+ids[i]), nil, nil)
+			return err
+		}},
 		{"deliver", stepDeliver, func(p *pair, i int, ids []string, _ []*escrow.Lock, _ []*escrow.Delivery, _ []*escrow.Settle) error {
 			_, err := p.seller.e.Deliver(context.Background(), ids[i], []byte("output of "+ids[i]))
 			return err
 		}},
 		{"record-delivery", stepRecordDelivery, func(p *pair, i int, ids []string, _ []*escrow.Lock, ds []*escrow.Delivery, _ []*escrow.Settle) error {
 			return p.buyer.e.RecordDelivery(context.Background(), ds[i], []byte("output of "+ids[i]))
+		}},
+		// record-delivery and release in one commit: a live hire's
+		// decision.
+		{"decide-release", stepRecordDelivery, func(p *pair, i int, ids []string, _ []*escrow.Lock, ds []*escrow.Delivery, _ []*escrow.Settle) error {
+			_, err := p.buyer.e.Decide(context.Background(), ids[i], ds[i], []byte("output of "+ids[i]), escrow.Verdict{Decision: escrow.DecisionRelease})
+			return err
 		}},
 		{"release", stepRelease, func(p *pair, i int, ids []string, _ []*escrow.Lock, _ []*escrow.Delivery, _ []*escrow.Settle) error {
 			_, err := p.buyer.e.Release(context.Background(), ids[i])
