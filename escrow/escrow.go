@@ -106,6 +106,10 @@ func New(db *badger.DB, key crypto.PrivKey, opts ...Option) (*Escrow, error) {
 		cancel()
 		return nil, fmt.Errorf("new escrow: %w", err)
 	}
+	if err := e.buildRailSums(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("new escrow: sum the rail index: %w", err)
+	}
 	return e, nil
 }
 

@@ -270,6 +270,8 @@ func parseTimeID(k []byte, prefix string) (time.Time, string, error) {
 const (
 	railOpenPrefix   = escrowPrefix + "railopen/"
 	railRefPrefix    = escrowPrefix + "railref/"
+	railSumPrefix    = escrowPrefix + "railsum/"
+	railSumsBuiltKey = escrowPrefix + "railsum-built"
 	railStatePrefix  = escrowPrefix + "railstate/"
 	railBookedPrefix = acctPrefix + "rail/"
 	railWatchPrefix  = escrowPrefix + "railwatch/"
@@ -290,6 +292,15 @@ func railOpenCounterpartyPrefix(role Role, counterparty string) []byte {
 func railOpenKey(role Role, counterparty, jobID string, amount int64) []byte {
 	k := append(railOpenCounterpartyPrefix(role, counterparty), encodeKeyPart(jobID)...)
 	return strconv.AppendInt(append(k, '/'), amount, 10)
+}
+
+// railSumKey is "escrow/railsum/<role>/<base32 counterparty>" holding, in
+// decimal micro-units, the sum of the amounts in the rail open index under
+// railOpenCounterpartyPrefix (absent: zero). moveRailOpen keeps it with the
+// index, so that what is open with a counterparty is one read, not a scan
+// of every open job and every deleted index key (issue 25).
+func railSumKey(role Role, counterparty string) []byte {
+	return []byte(railSumPrefix + string(role) + "/" + encodeKeyPart(counterparty))
 }
 
 // parseRailOpenKey reverses railOpenKey.

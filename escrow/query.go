@@ -220,6 +220,9 @@ func (e *Escrow) CheckInvariant(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := checkRailSums(txn); err != nil {
+			return err
+		}
 		for _, c := range []struct {
 			name string
 			acct int64

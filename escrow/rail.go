@@ -1,7 +1,6 @@
 package escrow
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -180,9 +179,120 @@ func moveRailOpen(txn *tx, prev, r *storedRecord) error {
 		if err := txn.delete(railOpenKey(prev.Role, prev.RailCounterparty, prev.JobID, prev.Amount)); err != nil {
 			return fmt.Errorf("rail index of %s: %w", r.JobID, err)
 		}
+		if err := addRailSum(txn, prev.Role, prev.RailCounterparty, -prev.Amount); err != nil {
+			return fmt.Errorf("rail index of %s: %w", r.JobID, err)
+		}
 	}
 	if is && !was {
-		return txn.set(railOpenKey(r.Role, r.RailCounterparty, r.JobID, r.Amount), nil)
+		if err := txn.set(railOpenKey(r.Role, r.RailCounterparty, r.JobID, r.Amount), nil); err != nil {
+			return fmt.Errorf("rail index of %s: %w", r.JobID, err)
+		}
+		if err := addRailSum(txn, r.Role, r.RailCounterparty, r.Amount); err != nil {
+			return fmt.Errorf("rail index of %s: %w", r.JobID, err)
+		}
+	}
+	return nil
+}
+
+// railSum reads what is open on the rail with counterparty in role
+// (railSumKey).
+func railSum(txn *tx, role Role, counterparty string) (int64, error) {
+	v, err := txn.get(railSumKey(role, counterparty))
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: rail open sum %q of %s %s", ErrInvariant, v, role, truncate(counterparty))
+	}
+	return n, nil
+}
+
+// addRailSum adds delta to what is open with counterparty in role.
+func addRailSum(txn *tx, role Role, counterparty string, delta int64) error {
+	n, err := railSum(txn, role, counterparty)
+	if err != nil {
+		return err
+	}
+	if delta > 0 && n > math.MaxInt64-delta || n+delta < 0 {
+		return fmt.Errorf("%w: rail open sum %d of %s %s cannot take %+d", ErrInvariant, n, role, truncate(counterparty), delta)
+	}
+	if n += delta; n == 0 {
+		return txn.delete(railSumKey(role, counterparty))
+	}
+	return txn.set(railSumKey(role, counterparty), strconv.AppendInt(nil, n, 10))
+}
+
+// railSums adds up the rail open index by role and counterparty, as
+// railSumKey should hold them.
+func railSums(txn *tx) (map[string]int64, error) {
+	sums := map[string]int64{}
+	prefix := []byte(railOpenPrefix)
+	err := scanKeys(txn, prefix, prefix, func(k []byte) error {
+		role, cp, _, amount, err := parseRailOpenKey(k)
+		if err != nil {
+			return err
+		}
+		key := string(railSumKey(role, cp))
+		if amount > math.MaxInt64-sums[key] {
+			return fmt.Errorf("%w: open amounts overflow", ErrInvariant)
+		}
+		sums[key] += amount
+		return nil
+	})
+	return sums, err
+}
+
+// buildRailSums writes the rail open sums of a store from before they were
+// kept (railSumKey), once.
+func (e *Escrow) buildRailSums() error {
+	return e.update(context.Background(), func(txn *tx) error {
+		if _, err := txn.get([]byte(railSumsBuiltKey)); err == nil {
+			return nil
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		sums, err := railSums(txn)
+		if err != nil {
+			return err
+		}
+		for k, n := range sums {
+			if err := txn.set([]byte(k), strconv.AppendInt(nil, n, 10)); err != nil {
+				return err
+			}
+		}
+		return txn.set([]byte(railSumsBuiltKey), nil)
+	})
+}
+
+// checkRailSums: every rail open sum is what the index adds up to.
+func checkRailSums(txn *tx) error {
+	want, err := railSums(txn)
+	if err != nil {
+		return err
+	}
+	prefix := []byte(railSumPrefix)
+	err = scanKeys(txn, prefix, prefix, func(k []byte) error {
+		v, err := txn.get(k)
+		if err != nil {
+			return err
+		}
+		if string(v) != strconv.FormatInt(want[string(k)], 10) {
+			return fmt.Errorf("%w: rail open sum %s is %s, the index adds up to %d", ErrInvariant, k, v, want[string(k)])
+		}
+		delete(want, string(k))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, n := range want {
+		if n != 0 {
+			return fmt.Errorf("%w: rail open sum %s is missing, the index adds up to %d", ErrInvariant, k, n)
+		}
 	}
 	return nil
 }
@@ -254,30 +364,27 @@ func railOpenAmount(txn *tx, role Role, counterparty string) (int64, error) {
 }
 
 // railOpenAmountExcept is railOpenAmount without the index keys in skip
-// (reserveRail's jobs being locked, which it counts itself).
+// (reserveRail's jobs being locked, which it counts itself): the stored
+// sum less the amounts of the skipped keys that are stored.
 func railOpenAmountExcept(txn *tx, role Role, counterparty string, skip map[string]int64) (int64, error) {
-	prefix := railOpenCounterpartyPrefix(role, counterparty)
-	opts := badger.DefaultIteratorOptions
-	opts.PrefetchValues = false
-	opts.Prefix = prefix
-	it := txn.txn.NewIterator(opts)
-	defer it.Close()
-	var total int64
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		// Only the amount, the last part, is needed: no base32 to decode.
-		k := it.Item().Key()
-		if _, ok := skip[string(k)]; ok {
+	total, err := railSum(txn, role, counterparty)
+	if err != nil {
+		return 0, err
+	}
+	for k := range skip {
+		if _, err := txn.get([]byte(k)); errors.Is(err, ErrNotFound) {
 			continue
+		} else if err != nil {
+			return 0, err
 		}
-		i := bytes.LastIndexByte(k, '/')
-		amount, err := strconv.ParseInt(string(k[i+1:]), 10, 64)
-		if err != nil || amount < 0 {
-			return 0, fmt.Errorf("%w: amount in %q", errBadKey, k)
+		_, _, _, amount, err := parseRailOpenKey([]byte(k))
+		if err != nil {
+			return 0, err
 		}
-		if amount > math.MaxInt64-total {
-			return 0, fmt.Errorf("%w: open amounts overflow", ErrInvariant)
-		}
-		total += amount
+		total -= amount
+	}
+	if total < 0 {
+		return 0, fmt.Errorf("%w: rail open sum of %s %s below its stored jobs", ErrInvariant, role, truncate(counterparty))
 	}
 	return total, nil
 }

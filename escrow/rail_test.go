@@ -7,6 +7,7 @@ package escrow_test
 
 import (
 	"context"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -663,4 +664,44 @@ func TestRailRevertUndoesExactlyTheOutcome(t *testing.T) {
 			p.seller.requireInvariant(t)
 		})
 	}
+}
+
+// TestRailOpenSumsFollowTheIndex: what is open with a counterparty is one
+// stored sum (issue 25: reserveRail scanned the index under its lock on
+// every lock), kept with the index as jobs lock and settle, and rebuilt at
+// start-up for a store written before the sums were kept.
+func TestRailOpenSumsFollowTheIndex(t *testing.T) {
+	ctx := context.Background()
+	p := setupRailPair(t)
+	open := func(n *testNode, role escrow.Role, cp string) int64 {
+		t.Helper()
+		v, err := n.e.RailOpenAmount(ctx, role, cp)
+		require.NoError(t, err)
+		return v
+	}
+	for i := range 5 {
+		p.lock(t, fmt.Sprintf("job-%d", i))
+	}
+	require.Equal(t, int64(5*testPrice), open(p.buyer, escrow.RoleBuyer, "addr-seller"))
+	require.Equal(t, int64(5*testPrice), open(p.seller, escrow.RoleSeller, "addr-buyer"))
+	// A job the seller fails leaves the seller's open sum; the buyer's
+	// refund stays open until the rail confirms it.
+	require.NoError(t, p.seller.e.FailJob(ctx, "job-0", "boom"))
+	require.Equal(t, int64(4*testPrice), open(p.seller, escrow.RoleSeller, "addr-buyer"))
+	p.buyer.requireInvariant(t)
+	p.seller.requireInvariant(t)
+
+	// A store from before: no sums. The restart adds them up again.
+	for _, n := range []*testNode{p.buyer, p.seller} {
+		require.NoError(t, n.db.DropPrefix([]byte("escrow/railsum")))
+		n.reopen(t)
+		n.requireInvariant(t)
+	}
+	require.Equal(t, int64(5*testPrice), open(p.buyer, escrow.RoleBuyer, "addr-seller"))
+	require.Equal(t, int64(4*testPrice), open(p.seller, escrow.RoleSeller, "addr-buyer"))
+	// A sum that disagrees with the index is a broken invariant.
+	require.NoError(t, p.seller.db.Update(func(txn *badgerTxn) error {
+		return txn.Set([]byte("escrow/railsum/seller/"+strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte("addr-buyer")))), []byte("1"))
+	}))
+	require.ErrorIs(t, p.seller.e.CheckInvariant(ctx), escrow.ErrInvariant)
 }

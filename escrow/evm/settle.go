@@ -538,14 +538,21 @@ func (s *Settler) isProven(seller common.Address) bool {
 }
 
 // grow notes that seller accepted a job of amount of this node's (its
-// release is signed) and, if the line is below half a chunk, tops it up in
-// the background to back the next jobs: a seller earns a larger line by
-// doing jobs, never before. Best effort: a chain that is down leaves the
+// release is signed) and, the first time, if the line is below half a
+// chunk, tops it up in the background to back the next jobs: a seller
+// earns a larger line by doing jobs, never before. Best effort: a chain that is down leaves the
 // next hire to allocate what it needs.
 func (s *Settler) grow(seller common.Address, amount int64) {
 	s.sellerMu.Lock()
+	was := s.proven[seller]
 	s.proven[seller] = true
 	s.sellerMu.Unlock()
+	if was {
+		// coverLine tops a proven seller's line up as hires use it. A
+		// fresh read of the line here, under the seller's lock, on every
+		// release held every other hire of the seller up (issue 25).
+		return
+	}
 	s.railMu.Lock()
 	r := s.rail
 	s.railMu.Unlock()
