@@ -2,7 +2,6 @@ package market
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -66,31 +65,10 @@ func countCommits(t *testing.T, p *testPeer, prefix string) func() int {
 // runs, GET /jobs/{id} says running, not "no such job".
 func TestASettleMeetsAJobWhoseLockIsNotWrittenYet(t *testing.T) {
 	running := make(chan struct{}, 1)
-	boot := setupPeer(t, nil)
-	seller := setupPeer(t, boot, withAcceptGrace(t, time.Hour), withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		running <- struct{}{}
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}))
-	buyer := setupPeer(t, boot)
-	_, err := seller.market.AddListing(t.Context(), ListingParams{
-		Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
-	})
-	require.NoError(t, err)
-	waitProvided(t, boot, seller, buyer)
+	seller, buyer := setupSlowSeller(t, running, withAcceptGrace(t, time.Hour))
 	ctx := t.Context()
-	require.NoError(t, buyer.market.escrow.Deposit(ctx, 1_000_000, "test"))
-	hired := make(chan error, 1)
-	go func() {
-		_, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: time.Minute})
-		hired <- err
-	}()
-	<-running
-	recs, err := buyer.market.escrow.List(ctx, escrow.Filter{Role: escrow.RoleBuyer})
-	require.NoError(t, err)
-	require.Len(t, recs, 1)
-	job := recs[0]
-	_, err = seller.market.escrow.GetRole(ctx, job.JobID, escrow.RoleSeller)
+	hired, job := startSlowHire(t, buyer, running)
+	_, err := seller.market.escrow.GetRole(ctx, job.JobID, escrow.RoleSeller)
 	require.ErrorIs(t, err, escrow.ErrNotFound, "the lock is not written while the job is inside its grace")
 	var st JobStatus
 	_, _, err = buyer.market.client.do(ctx, buyer.market.addrsOf(seller.host.ID()), "GET", "/jobs/"+job.JobID, nil, maxEventLine, &st)

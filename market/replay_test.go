@@ -210,17 +210,8 @@ func TestBuyerRefundWhileRunningSaysWhy(t *testing.T) {
 			running := make(chan struct{}, 1)
 			seller, buyer := setupSlowSeller(t, running)
 			ctx := t.Context()
-			hired := make(chan error, 1)
-			go func() {
-				_, err := buyer.market.Hire(ctx, HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: time.Minute})
-				hired <- err
-			}()
-			<-running
-			recs, err := buyer.market.escrow.List(ctx, escrow.Filter{Role: escrow.RoleBuyer})
-			require.NoError(t, err)
-			require.Len(t, recs, 1)
-			job := recs[0]
-			_, err = buyer.market.refund(HireResult{JobID: job.JobID, Seller: job.Seller}, tc.reason, nil, nil)
+			hired, job := startSlowHire(t, buyer, running)
+			_, err := buyer.market.refund(HireResult{JobID: job.JobID, Seller: job.Seller}, tc.reason, nil, nil)
 			require.NoError(t, err)
 			require.Error(t, <-hired, "the hire ends once the seller stops the job")
 			require.Eventually(t, func() bool {
@@ -241,16 +232,17 @@ func TestBuyerRefundWhileRunningSaysWhy(t *testing.T) {
 // setupSlowSeller is a seller of custom.test.slow whose handler works
 // until its job's context ends (a send on running, if not nil, says it
 // started), and a buyer with credits, on a private loopback network.
-func setupSlowSeller(t *testing.T, running chan<- struct{}) (seller, buyer *testPeer) {
+// opts are more options of the seller.
+func setupSlowSeller(t *testing.T, running chan<- struct{}, opts ...Option) (seller, buyer *testPeer) {
 	t.Helper()
 	boot := setupPeer(t, nil)
-	seller = setupPeer(t, boot, withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	seller = setupPeer(t, boot, append([]Option{withHandler(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		if running != nil {
 			running <- struct{}{}
 		}
 		<-ctx.Done() // working until the deadline or the buyer's refund
 		return nil, ctx.Err()
-	}))
+	})}, opts...)...)
 	buyer = setupPeer(t, boot)
 	_, err := seller.market.AddListing(t.Context(), ListingParams{
 		Capability: "custom.test.slow", Price: 10_000, Handler: HandlerConfig{Kind: HandlerExec, Command: []string{"cat"}},
@@ -259,4 +251,21 @@ func setupSlowSeller(t *testing.T, running chan<- struct{}) (seller, buyer *test
 	waitProvided(t, boot, seller, buyer)
 	require.NoError(t, buyer.market.escrow.Deposit(t.Context(), 1_000_000, "test"))
 	return seller, buyer
+}
+
+// startSlowHire starts a hire of the slow seller's capability and returns,
+// once its handler runs, the hire's result channel and the buyer's record
+// of the job.
+func startSlowHire(t *testing.T, buyer *testPeer, running <-chan struct{}) (<-chan error, escrow.Record) {
+	t.Helper()
+	hired := make(chan error, 1)
+	go func() {
+		_, err := buyer.market.Hire(t.Context(), HireRequest{Capability: "custom.test.slow", Input: json.RawMessage(`{}`), Timeout: time.Minute})
+		hired <- err
+	}()
+	<-running
+	recs, err := buyer.market.escrow.List(t.Context(), escrow.Filter{Role: escrow.RoleBuyer})
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	return hired, recs[0]
 }
