@@ -533,7 +533,7 @@ const VerdictAccept = "accept"
 // ErrAlreadySettled, ...). Nothing was written.
 type DeliveryError struct{ Err error }
 
-func (e *DeliveryError) Error() string { return "record delivery: " + e.Err.Error() }
+func (e *DeliveryError) Error() string { return e.Err.Error() }
 func (e *DeliveryError) Unwrap() error { return e.Err }
 
 // Decide records the seller's delivery d of a locked job with its output,
@@ -547,10 +547,10 @@ func (e *DeliveryError) Unwrap() error { return e.Err }
 func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output []byte, v Verdict, also ...Also) (*Settle, error) {
 	if d != nil {
 		if err := checkDelivery(d); err != nil {
-			return nil, &DeliveryError{Err: err}
+			return nil, &DeliveryError{Err: fmt.Errorf("record delivery: %w", err)}
 		}
 		if d.JobID != jobID {
-			return nil, &DeliveryError{Err: fmt.Errorf("%w: the delivery is for job %s, not %s", ErrInvalidMessage, truncate(d.JobID), truncate(jobID))}
+			return nil, &DeliveryError{Err: fmt.Errorf("record delivery: %w: the delivery is for job %s, not %s", ErrInvalidMessage, truncate(d.JobID), truncate(jobID))}
 		}
 	}
 	var c *decisionOp
@@ -592,7 +592,7 @@ func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output [
 		return nil
 	})
 	if deliveryErr != nil {
-		return nil, &DeliveryError{Err: fmt.Errorf("of %s: %w", jobID, deliveryErr)}
+		return nil, &DeliveryError{Err: fmt.Errorf("record delivery of %s: %w", jobID, deliveryErr)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s job %s: %w", v.Decision, truncate(jobID), err)
