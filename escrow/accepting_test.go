@@ -88,7 +88,7 @@ func TestAcceptingRaces(t *testing.T) {
 			defer a.Close()
 			tc.before(p, a)
 			wrote := false
-			d, fresh, err := a.AcceptDelivered(ctx, []byte("out"), func(kv.Txn) error { wrote = true; return nil }, nil)
+			d, fresh, err := a.AcceptDelivered(ctx, []byte("out"), func(kv.Txn) error { wrote = true; return nil })
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				_, gerr := p.seller.e.GetRole(ctx, "job-1", escrow.RoleSeller)

@@ -567,7 +567,7 @@ func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output [
 		return nil, fmt.Errorf("decide job %s: %w: verdict %q", truncate(jobID), ErrInvalidMessage, truncate(v.Decision))
 	}
 	var deliveryErr error
-	err := e.update(ctx, func(txn *tx) error {
+	err := e.update(ctx, withAlso(func(txn *tx) error {
 		deliveryErr = nil
 		if d != nil {
 			if err := recordDelivery(txn, d, output, now); err != nil {
@@ -575,22 +575,11 @@ func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output [
 				return err
 			}
 		}
-		var err error
 		if c == nil {
-			err = acceptJob(txn, jobID, now)
-		} else {
-			err = e.decide(txn, c)
+			return acceptJob(txn, jobID, now)
 		}
-		if err != nil || c != nil && c.out == nil {
-			return err
-		}
-		for _, a := range also {
-			if err := a(txn); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		return e.decide(txn, c)
+	}, func() bool { return c == nil || c.out != nil }, also))
 	if deliveryErr != nil {
 		return nil, &DeliveryError{Err: fmt.Errorf("record delivery of %s: %w", jobID, deliveryErr)}
 	}

@@ -119,36 +119,25 @@ func (a *Accepting) Accept(ctx context.Context, also ...Also) (fresh bool, err e
 // it in one transaction, as Accept then Deliver would in two: one commit
 // and one fsync. It is for a job whose handler finished before anything
 // needed the lock durable; a crash before it returns leaves no trace of
-// the job here, and the buyer's deadline refunds it. accepted and
-// delivered are written with the acceptance and the delivery, in the same
-// transaction. fresh is false when the same lock was accepted meanwhile:
-// nothing is written and the delivery is nil.
-func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, accepted, delivered Also) (d *Delivery, fresh bool, err error) {
+// the job here, and the buyer's deadline refunds it. also is written in
+// the same transaction. fresh is false when the same lock was accepted
+// meanwhile: nothing is written and the delivery is nil.
+func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, also ...Also) (d *Delivery, fresh bool, err error) {
 	e, l := a.e, a.lock
 	if e.closed.Load() {
 		return nil, false, ErrClosed
 	}
 	outputHash := HashHex(output)
 	now := e.now()
-	err = e.update(ctx, func(txn *tx) error {
+	err = e.update(ctx, withAlso(func(txn *tx) error {
 		d = nil
 		var err error
 		if fresh, err = e.acceptLock(txn, l, a.input, now); err != nil || !fresh {
 			return err
 		}
-		if accepted != nil {
-			if err := accepted(txn); err != nil {
-				return err
-			}
-		}
-		if d, err = e.deliver(txn, l.JobID, output, outputHash, now); err != nil {
-			return err
-		}
-		if delivered != nil {
-			return delivered(txn)
-		}
-		return nil
-	})
+		d, err = e.deliver(txn, l.JobID, output, outputHash, now)
+		return err
+	}, func() bool { return fresh }, also))
 	if err != nil {
 		return nil, false, fmt.Errorf("accept and deliver job %s: %w", truncate(l.JobID), err)
 	}

@@ -92,7 +92,7 @@ func BenchmarkStep(b *testing.B) {
 				return err
 			}
 			defer a.Close()
-			_, _, err = a.AcceptDelivered(context.Background(), []byte("output of "+ids[i]), nil, nil)
+			_, _, err = a.AcceptDelivered(context.Background(), []byte("output of "+ids[i]))
 			return err
 		}},
 		{"deliver", stepDeliver, func(p *pair, i int, ids []string, _ []*escrow.Lock, _ []*escrow.Delivery, _ []*escrow.Settle) error {

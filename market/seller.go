@@ -499,48 +499,45 @@ func (s *seller) takenBy(jobID string, buyer peer.ID) *takenJob {
 // handler runs past acceptGrace or fails, or a settle for the job arrives
 // before its delivery.
 func (s *seller) accept(ctx context.Context, job *takenJob) error {
-	job.mu.Lock()
-	defer job.mu.Unlock()
-	if job.accepted || job.err != nil {
-		return job.err
-	}
-	also, recorded := s.jobs.putWith(job.rec)
-	fresh, err := job.prep.Accept(ctx, also)
-	if err == nil && !fresh {
-		err = fmt.Errorf("%w: the lock was accepted by another request", escrow.ErrJobIDReused)
-	}
-	if err != nil {
-		job.err = err
-		return err
-	}
-	recorded()
-	job.accepted = true
-	return nil
+	_, err := s.writeTaken(job, job.rec, func(also escrow.Also) (bool, error) {
+		return job.prep.Accept(ctx, also)
+	})
+	return err
 }
 
 // acceptDelivered writes job's lock with its delivery of out, in one
 // commit, if the lock was not written on its own meanwhile (ok false, with
 // nothing written: the caller delivers as for a job accepted before).
 func (s *seller) acceptDelivered(ctx context.Context, job *takenJob, out json.RawMessage, took time.Duration) (d *escrow.Delivery, ok bool, err error) {
+	rec := job.rec
+	rec.Status, rec.DurationMS, rec.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
+	ok, err = s.writeTaken(job, rec, func(also escrow.Also) (fresh bool, err error) {
+		d, fresh, err = job.prep.AcceptDelivered(ctx, out, also)
+		return fresh, err
+	})
+	return d, ok, err
+}
+
+// writeTaken writes job's lock once, with the job's record rec, through
+// write; ok is false when it was written (or failed) before.
+func (s *seller) writeTaken(job *takenJob, rec JobRecord, write func(escrow.Also) (fresh bool, err error)) (ok bool, err error) {
 	job.mu.Lock()
 	defer job.mu.Unlock()
 	if job.accepted || job.err != nil {
-		return nil, false, job.err
+		return false, job.err
 	}
-	rec := job.rec
-	rec.Status, rec.DurationMS, rec.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	also, recorded := s.jobs.putWith(rec)
-	d, fresh, err := job.prep.AcceptDelivered(ctx, out, also, nil)
+	fresh, err := write(also)
 	if err == nil && !fresh {
 		err = fmt.Errorf("%w: the lock was accepted by another request", escrow.ErrJobIDReused)
 	}
 	if err != nil {
 		job.err = err
-		return nil, true, err
+		return true, err
 	}
 	recorded()
 	job.accepted = true
-	return d, true, nil
+	return true, nil
 }
 
 // replayOf answers a POST /jobs that checkJob refused if its lock is one
