@@ -855,13 +855,14 @@ func (db *DB) writeToLSM(b *request) error {
 				})
 		}
 		if err != nil {
-			return y.Wrapf(err, "while writing to memTable")
+			return errors.Join(y.Wrapf(err, "while writing to memTable"), db.mt.writeWAL())
 		}
 	}
-	// swarmwage patch: the write-ahead log is synced once per batch, by
-	// writeRequests (and by ensureRoomForWrite for a memtable it hands
-	// off), not once per request.
-	return nil
+	// swarmwage patch: the request's entries reach the write-ahead log
+	// in one pwrite; the log is synced once per batch, by writeRequests
+	// (and by ensureRoomForWrite for a memtable it hands off), not once
+	// per request.
+	return db.mt.writeWAL()
 }
 
 // writeRequests is called serially by only one goroutine.

@@ -38,6 +38,11 @@ type memTable struct {
 	maxVersion uint64
 	opt        Options
 	buf        *bytes.Buffer
+	// swarmwage patch (see third_party/PATCHES.md): entries encoded for
+	// the write-ahead log since the last writeWAL, written at
+	// pendingAt with one pwrite instead of stored through the mapping.
+	pending   []byte
+	pendingAt uint32
 }
 
 func (db *DB) openMemTables(opt Options) error {
@@ -152,8 +157,42 @@ func (db *DB) mtFilePath(fid int) string {
 	return filepath.Join(db.opt.Dir, fmt.Sprintf("%05d%s", fid, memFileExt))
 }
 
+// SyncWAL writes what is pending and makes the write-ahead log durable.
+//
+// swarmwage patch (see third_party/PATCHES.md): with fdatasync on the
+// file, not msync on its mapping. A store through the mapping faults on
+// every page the last msync cleaned, and msync costs more than
+// fdatasync; both flush the same page cache.
 func (mt *memTable) SyncWAL() error {
-	return mt.wal.Sync()
+	if err := mt.writeWAL(); err != nil {
+		return err
+	}
+	return syncData(mt.wal.Fd)
+}
+
+// writeWAL writes the pending entries, and zeroes the header after them
+// (as zeroNextEntry did), with one pwrite. The file's mapping sees the
+// write: it is the same page cache.
+func (mt *memTable) writeWAL() error {
+	if mt.wal == nil || len(mt.pending) == 0 {
+		return nil
+	}
+	var zero [maxHeaderSize]byte
+	buf := append(mt.pending, zero[:]...)
+	mt.pending = mt.pending[:0]
+	if cap(mt.pending) > 1<<20 {
+		mt.pending = nil // a big batch's buffer is not kept
+	}
+	end := int64(mt.pendingAt) + int64(len(buf))
+	if end > int64(len(mt.wal.Data)) {
+		return fmt.Errorf("write-ahead log %s: %d bytes do not fit in %d",
+			mt.wal.path, end, len(mt.wal.Data))
+	}
+	if _, err := mt.wal.Fd.WriteAt(buf, int64(mt.pendingAt)); err != nil {
+		return y.Wrapf(err, "write to write-ahead log %s", mt.wal.path)
+	}
+	mt.pendingAt = mt.wal.writeAt
+	return nil
 }
 
 func (mt *memTable) isFull() bool {
@@ -180,7 +219,11 @@ func (mt *memTable) Put(key []byte, value y.ValueStruct) error {
 	if mt.wal != nil {
 		// If WAL exceeds opt.ValueLogFileSize, we'll force flush the memTable. See logic in
 		// ensureRoomForWrite.
-		if err := mt.wal.writeEntry(mt.buf, entry, mt.opt); err != nil {
+		if len(mt.pending) == 0 {
+			mt.pendingAt = mt.wal.writeAt
+		}
+		var err error
+		if mt.pending, err = mt.wal.appendEntry(mt.buf, mt.pending, entry); err != nil {
 			return y.Wrapf(err, "cannot write entry to WAL file")
 		}
 	}
@@ -321,17 +364,16 @@ func (lf *logFile) encodeEntry(buf *bytes.Buffer, e *Entry, offset uint32) (int,
 	return len(headerEnc[:sz]) + len(e.Key) + len(e.Value) + len(crcBuf), nil
 }
 
-func (lf *logFile) writeEntry(buf *bytes.Buffer, e *Entry, opt Options) error {
+// appendEntry encodes e at the log's write offset and appends it to
+// pending, for memTable.writeWAL (swarmwage patch).
+func (lf *logFile) appendEntry(buf *bytes.Buffer, pending []byte, e *Entry) ([]byte, error) {
 	buf.Reset()
 	plen, err := lf.encodeEntry(buf, e, lf.writeAt)
 	if err != nil {
-		return err
+		return pending, err
 	}
-	y.AssertTrue(plen == copy(lf.Data[lf.writeAt:], buf.Bytes()))
 	lf.writeAt += uint32(plen)
-
-	lf.zeroNextEntry()
-	return nil
+	return append(pending, buf.Bytes()...), nil
 }
 
 func (lf *logFile) decodeEntry(buf []byte, offset uint32) (*Entry, error) {
