@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -126,6 +127,15 @@ type committer struct {
 // once (the batch is retried on a lost conflict with a writer outside this
 // Escrow) and must only set its results.
 func (e *Escrow) update(ctx context.Context, fn func(*tx) error) error {
+	return e.updateWithin(ctx, 0, fn)
+}
+
+// updateWithin is update for a change that may wait up to wait for
+// another change to lead a batch it joins, so that it costs no fsync of
+// its own; it leads one itself when the wait ends. It returns, as update
+// does, once the change is durable. For a change nobody waits on: the
+// seller's copy of a settle that the buyer has decided already.
+func (e *Escrow) updateWithin(ctx context.Context, wait time.Duration, fn func(*tx) error) error {
 	e.closeMu.RLock()
 	defer e.closeMu.RUnlock()
 	if e.closed.Load() {
@@ -138,17 +148,34 @@ func (e *Escrow) update(ctx context.Context, fn func(*tx) error) error {
 	c := &e.commit
 	c.mu.Lock()
 	c.queue = append(c.queue, op)
-	if !c.leading {
+	if !c.leading && wait <= 0 {
 		c.leading = true
 		c.mu.Unlock()
 		return e.lead(op)
 	}
 	c.mu.Unlock()
-	select {
-	case err := <-op.done:
-		return err
-	case <-op.lead:
-		return e.lead(op)
+	var waited <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		waited = t.C
+	}
+	for {
+		select {
+		case err := <-op.done:
+			return err
+		case <-op.lead:
+			return e.lead(op)
+		case <-waited:
+			waited = nil
+			c.mu.Lock()
+			if !c.leading {
+				c.leading = true
+				c.mu.Unlock()
+				return e.lead(op)
+			}
+			c.mu.Unlock() // a leader is committing: it takes op, or hands op the lead
+		}
 	}
 }
 

@@ -313,6 +313,10 @@ func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string
 	return d, saveRecord(txn, prev, &rec)
 }
 
+// settleCommitWait is how long ApplySettle waits for another change's
+// commit to join.
+const settleCommitWait = 5 * time.Millisecond
+
 // ApplySettle applies the buyer's signed decision to a job this node sold.
 // The buyer's decision takes precedence over this node's timers (see the
 // package doc). Release: locked or delivered -> released, Earned +=
@@ -324,6 +328,13 @@ func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string
 // the lock's (ErrWrongAmount). The same decision again is a no-op returning
 // nil (and adds the settle as evidence if a timer had settled the job); the
 // opposite decision on a final state fails with ErrAlreadySettled.
+//
+// It is durable when it returns, but it is not committed on its own at
+// once: it joins the next batch of this escrow's changes, or commits after
+// settleCommitWait. The buyer's decision is durable already and the
+// buyer waits for nothing but this answer, so the settle need not cost a
+// sync of its own, and with one hire after another it would land on the
+// next hire's syncs (the two nodes' logs share a disk).
 func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	if e.closed.Load() {
 		return ErrClosed
@@ -349,7 +360,7 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	now := e.now()
 	changed := false
 	var settled Record // what the settle hook gets, from the commit
-	err := e.update(ctx, func(txn *tx) error {
+	err := e.updateWithin(ctx, settleCommitWait, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
 		if errors.Is(err, ErrNotFound) {
