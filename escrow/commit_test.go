@@ -67,3 +67,48 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p.seller.requireInvariant(t)
 	p.buyer.requireInvariant(t)
 }
+
+// ApplySettleRecord returns the record as the settle left it, the same
+// for a repeat; a settle signed for another rail than the job's is
+// refused, on credits and on a rail.
+func TestApplySettleRecord(t *testing.T) {
+	ctx := context.Background()
+	p := setupPair(t)
+	p.lock(t, "job-1")
+	p.deliver(t, "job-1")
+	st, err := p.buyer.e.Release(ctx, "job-1")
+	require.NoError(t, err)
+	for range 2 {
+		r, err := p.seller.e.ApplySettleRecord(ctx, st)
+		require.NoError(t, err)
+		require.Equal(t, escrow.StateReleased, r.State)
+		require.Equal(t, "job-1", r.JobID)
+		require.Equal(t, int64(testPrice), r.Amount)
+	}
+
+	rp := setupRailPair(t)
+	rp.lock(t, "job-r")
+	rp.deliver(t, "job-r")
+	rst, err := rp.buyer.e.Release(ctx, "job-r")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name          string
+		buyer, seller *testNode
+		st            *escrow.Settle
+		rail          string
+	}{
+		{"a rail's settle for a credits job", p.buyer, p.seller, st, "fake"},
+		{"a credits settle for a rail job", rp.buyer, rp.seller, rst, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := *tc.st
+			bad.Rail, bad.RailProof = tc.rail, nil
+			require.NoError(t, escrow.SignSettle(&bad, tc.buyer.key))
+			_, err := tc.seller.e.ApplySettleRecord(ctx, &bad)
+			require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+			require.Contains(t, err.Error(), "the settle is for rail")
+		})
+	}
+	p.seller.requireInvariant(t)
+	rp.seller.requireInvariant(t)
+}

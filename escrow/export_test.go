@@ -1,6 +1,10 @@
 package escrow
 
-import "context"
+import (
+	"context"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
 
 // SetReceiptScan sets how many records a page of receipts reads at most
 // (maxReceiptScan), for tests of that bound.
@@ -20,3 +24,6 @@ func QueuedChanges(e *Escrow) int {
 
 // JobKey is the key of role's record of jobID.
 func JobKey(role Role, jobID string) []byte { return jobKey(role, jobID) }
+
+// SignSettle signs s with key, for tests of settles a buyer signed wrong.
+func SignSettle(s *Settle, key crypto.PrivKey) error { return s.sign(key) }

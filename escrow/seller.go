@@ -336,30 +336,39 @@ const settleCommitWait = 5 * time.Millisecond
 // sync of its own, and with one hire after another it would land on the
 // next hire's syncs (the two nodes' logs share a disk).
 func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
+	_, err := e.ApplySettleRecord(ctx, s)
+	return err
+}
+
+// ApplySettleRecord is ApplySettle that also returns the job's record as
+// the settle left it, without its evidence (Lock, Delivery and Settle are
+// not read back).
+func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, error) {
 	if e.closed.Load() {
-		return ErrClosed
+		return Record{}, ErrClosed
 	}
 	if s == nil {
-		return fmt.Errorf("apply settle: %w: nil settle", ErrInvalidMessage)
+		return Record{}, fmt.Errorf("apply settle: %w: nil settle", ErrInvalidMessage)
 	}
 	if err := checkJobID(s.JobID); err != nil {
-		return fmt.Errorf("apply settle: %w", err)
+		return Record{}, fmt.Errorf("apply settle: %w", err)
 	}
 	if s.Decision != DecisionRelease && s.Decision != DecisionRefund {
-		return fmt.Errorf("apply settle %s: %w: decision %q", s.JobID, ErrInvalidMessage, truncate(s.Decision))
+		return Record{}, fmt.Errorf("apply settle %s: %w: decision %q", s.JobID, ErrInvalidMessage, truncate(s.Decision))
 	}
 	if err := checkSettleText(s.Reason, s.FailedChecks); err != nil {
-		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
+		return Record{}, fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
 	if err := s.Verify(); err != nil {
-		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
+		return Record{}, fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
 	if err := e.checkRailSettle(ctx, s); err != nil {
-		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
+		return Record{}, fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
 	now := e.now()
 	changed := false
 	var settled Record // what the settle hook gets, from the commit
+	var after Record   // what the caller gets
 	err := e.updateWithin(ctx, settleCommitWait, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
@@ -368,6 +377,9 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 		}
 		if err != nil {
 			return err
+		}
+		if s.Rail != prev.Rail {
+			return fmt.Errorf("%w: the settle is for rail %q, the job was locked on %q", ErrInvalidMessage, s.Rail, prev.Rail)
 		}
 		if s.Buyer != prev.Buyer {
 			return fmt.Errorf("%w: settle signed by %s, the job's buyer is %s", ErrForged, s.Buyer, prev.Buyer)
@@ -380,6 +392,7 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 			return err
 		}
 		if next == prev.State && !prev.Provisional {
+			after = bareRecord(prev)
 			return keepEvidence(txn, s)
 		}
 		if err := moveSellerMoney(txn, prev, next); err != nil {
@@ -399,24 +412,28 @@ func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 			return err
 		}
 		changed = true
-		settled = bareRecord(&rec)
+		after = bareRecord(&rec)
+		settled = after
 		settled.Settle = s
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("apply settle %s: %w", s.JobID, err)
+		return Record{}, fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}
 	if changed {
 		e.log.Debug("settled", "job", s.JobID, "role", RoleSeller, "decision", s.Decision, "reason", s.Reason)
 		e.notifySettled(settled)
 	}
-	return nil
+	return after, nil
 }
 
 // checkRailSettle checks a settle's rail fields against the job's: the
 // same rail, and a release carries the rail's release signed by the
 // lock's buyer (ErrForged if not).
 func (e *Escrow) checkRailSettle(ctx context.Context, s *Settle) error {
+	if s.Rail == "" {
+		return nil // a credits settle: the transaction checks the job's rail
+	}
 	var l *Lock
 	err := e.view(ctx, func(txn *tx) error {
 		r, err := loadRecord(txn, RoleSeller, s.JobID)

@@ -946,12 +946,12 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("settle is for job %s, posted to %s", st.JobID, r.PathValue("id")))
 		return
 	}
-	err = s.escrow.ApplySettle(r.Context(), st)
+	rec, err := s.escrow.ApplySettleRecord(r.Context(), st)
 	if job := s.takenBy(st.JobID, st.Buyer); job != nil && errors.Is(err, escrow.ErrUnknownJob) {
 		// The job runs and its lock is not written yet (acceptGrace): the
 		// settle must meet the job, so the lock is written first.
 		if aerr := s.accept(context.WithoutCancel(r.Context()), job); aerr == nil {
-			err = s.escrow.ApplySettle(r.Context(), st)
+			rec, err = s.escrow.ApplySettleRecord(r.Context(), st)
 		}
 	}
 	if err != nil {
@@ -969,7 +969,6 @@ func (s *seller) handleSettle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	failpoint.Inject("seller/after-apply-settle")
-	rec, _ := s.escrow.GetRole(r.Context(), st.JobID, escrow.RoleSeller)
 	if st.Decision == escrow.DecisionRefund && rec.State == escrow.StateRefunded {
 		s.mu.Lock()
 		stop := s.running[st.JobID]
