@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
@@ -122,4 +123,53 @@ func TestBuildJobIndexOnARepoFromBeforeIt(t *testing.T) {
 	bought, sold, err := (&JobView{jobs: j}).InFlight(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, []int{5, 5}, []int{bought, sold})
+}
+
+// indexVersion is the commit that last wrote key, 0 if it is absent.
+func indexVersion(t *testing.T, db *badger.DB, key []byte) uint64 {
+	t.Helper()
+	var v uint64
+	err := db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		v = item.Version()
+		return nil
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0
+	}
+	require.NoError(t, err)
+	return v
+}
+
+// An update writes only the index entries it changes, and mayRun answers
+// from the running entry once the index is built (and yes before).
+func TestJobIndexWritesOnlyWhatChanges(t *testing.T) {
+	bdb := memBadger(t)
+	j := &jobs{db: kv.Open(bdb)}
+	seller := somePeer(t)
+	require.NoError(t, j.put(JobRecord{JobID: "b1", Role: RoleBuyer, Seller: seller, Buyer: seller, Status: StatusRunning}))
+	require.True(t, j.mayRun(RoleBuyer, "b1"), "no index built: maybe")
+	require.True(t, j.mayRun(RoleBuyer, "nothing"), "no index built: maybe")
+	require.NoError(t, buildJobIndex(j.db))
+
+	running, unsent := jobRunningKey(RoleBuyer, "b1"), jobUnsentKey("b1")
+	v0, u0 := indexVersion(t, bdb, running), indexVersion(t, bdb, unsent)
+	require.NotZero(t, v0)
+	require.NotZero(t, u0)
+	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.Error = "a note" }))
+	require.Equal(t, v0, indexVersion(t, bdb, running), "still running: entry not rewritten")
+	require.Equal(t, u0, indexVersion(t, bdb, unsent), "still unsent: entry not rewritten")
+	require.True(t, j.mayRun(RoleBuyer, "b1"))
+
+	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.Status = StatusVerified }))
+	require.Zero(t, indexVersion(t, bdb, running))
+	require.Equal(t, u0, indexVersion(t, bdb, unsent), "decided, not acknowledged: entry not rewritten")
+	require.False(t, j.mayRun(RoleBuyer, "b1"))
+	require.False(t, j.mayRun(RoleSeller, "b1"))
+
+	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.SettleSent = true }))
+	require.Zero(t, indexVersion(t, bdb, unsent))
 }

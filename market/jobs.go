@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -181,6 +182,8 @@ func (r JobRecord) MarshalJSON() ([]byte, error) {
 // jobs stores job records and ratings.
 type jobs struct {
 	db *kv.DB
+	// indexBuilt caches that the job index is built (mayRun).
+	indexBuilt atomic.Bool
 
 	// onChange, if set, sees each record after its write commits; created
 	// is true for the first write of a job.
@@ -209,7 +212,7 @@ func putJob(txn kv.Txn, r JobRecord) error {
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
 	}
-	return setJob(txn, r, val)
+	return setJob(txn, nil, r, val)
 }
 
 // putWith returns r's first write as part of an escrow change (the lock
@@ -320,6 +323,7 @@ func updateJob(txn kv.Txn, role, jobID string, fn func(*JobRecord)) (JobRecord, 
 	if err := json.Unmarshal(v, &r); err != nil {
 		return JobRecord{}, false, err
 	}
+	prev := r
 	fn(&r)
 	r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
 	val, err := json.Marshal(r)
@@ -331,7 +335,7 @@ func updateJob(txn kv.Txn, role, jobID string, fn func(*JobRecord)) (JobRecord, 
 		// that state): no write, no sync.
 		return r, false, nil
 	}
-	return r, true, setJob(txn, r, val)
+	return r, true, setJob(txn, &prev, r, val)
 }
 
 // JobQuery selects a page of job records, as summaries (ListJobsPage).
@@ -456,13 +460,14 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 		if err := json.Unmarshal(v, &r); err != nil {
 			return fmt.Errorf("decode job %s: %w", jobID, err)
 		}
+		prev := r
 		r.Rating, r.UpdatedAt = score, time.Now().UTC()
 		r.Input, r.Output, r.State = nil, nil, ""
 		val, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		if err := setJob(txn, r, val); err != nil {
+		if err := setJob(txn, &prev, r, val); err != nil {
 			return err
 		}
 		out = r

@@ -142,6 +142,9 @@ func (m *Market) decidedLoop() {
 // followEscrow sets the status of r's job record from r, if the record
 // still says running.
 func (m *shared) followEscrow(r escrow.Record) {
+	if !m.jobs.mayRun(string(r.Role), r.JobID) {
+		return // a hire's decision wrote the record already
+	}
 	status := statusOf(r)
 	err := m.jobs.update(string(r.Role), r.JobID, func(j *JobRecord) {
 		if j.Status == StatusRunning {
