@@ -2,6 +2,7 @@ package escrow
 
 import (
 	"context"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 )
@@ -27,3 +28,7 @@ func JobKey(role Role, jobID string) []byte { return jobKey(role, jobID) }
 
 // SignSettle signs s with key, for tests of settles a buyer signed wrong.
 func SignSettle(s *Settle, key crypto.PrivKey) error { return s.sign(key) }
+
+// SetSettleCommitWait sets how long ApplySettle waits for a batch to join
+// (settleCommitWait); 0 commits it at once.
+func SetSettleCommitWait(e *Escrow, d time.Duration) { e.cfg.settleWait = d }

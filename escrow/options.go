@@ -42,7 +42,8 @@ type config struct {
 	onSettle      func(Record)
 	undecided     func(context.Context, Record)
 	rail          Rail
-	receiptScan   int // records a page of receipts reads at most
+	receiptScan   int           // records a page of receipts reads at most
+	settleWait    time.Duration // ApplySettle's wait for a batch to join
 }
 
 func defaultConfig() config {
@@ -53,6 +54,7 @@ func defaultConfig() config {
 		finality:      DefaultFinality,
 		logger:        slog.Default(),
 		receiptScan:   maxReceiptScan,
+		settleWait:    settleCommitWait,
 	}
 }
 

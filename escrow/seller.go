@@ -314,7 +314,7 @@ func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string
 }
 
 // settleCommitWait is how long ApplySettle waits for another change's
-// commit to join.
+// commit to join (config.settleWait; tests and benchmarks set it).
 const settleCommitWait = 5 * time.Millisecond
 
 // ApplySettle applies the buyer's signed decision to a job this node sold.
@@ -369,7 +369,7 @@ func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, erro
 	changed := false
 	var settled Record // what the settle hook gets, from the commit
 	var after Record   // what the caller gets
-	err := e.updateWithin(ctx, settleCommitWait, func(txn *tx) error {
+	err := e.updateWithin(ctx, e.cfg.settleWait, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
 		if errors.Is(err, ErrNotFound) {

@@ -18,7 +18,10 @@ import (
 // delivery's signature), the buyer's Release and the seller's
 // ApplySettle (it checks the settle's signature); and the two merged
 // steps of a live hire, accept-delivered (AcceptLock with Deliver) and
-// decide-release (RecordDelivery with Release). Each benchmark prepares
+// decide-release (RecordDelivery with Release). apply-settle commits at
+// once here; in a hire it joins the seller's next commit
+// (settleCommitWait), which TestApplySettleJoinsTheNextCommit shows. Each
+// benchmark prepares
 // b.N jobs up to its step outside the timer, then times the step alone:
 //
 //	go test -run X -bench Step -benchtime 300x ./escrow
@@ -119,6 +122,7 @@ func BenchmarkStep(b *testing.B) {
 	for _, st := range steps {
 		b.Run(st.name, func(b *testing.B) {
 			p := setupPair(b)
+			escrow.SetSettleCommitWait(p.seller.e, 0)
 			ids, ls, ds, ss := stepJobs(b, p, st.name, st.step)
 			b.ReportAllocs()
 			b.ResetTimer()
