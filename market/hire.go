@@ -818,27 +818,30 @@ func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verify
 	if d.OutputHash != escrow.HashHex(out) || d.JobID != res.JobID {
 		return b.refund(res, "the seller's signed delivery does not match the output it sent", []string{"delivery_hash"}, ErrVerificationFailed)
 	}
-	checked := make(chan verdict, 1)
-	go func() {
-		// A kill here lands before the delivery is written: the restart
-		// asks the seller for it again (reconcile.go). A sleep is a slow
-		// verification: the delivery is written when the grace ends.
-		failpoint.Inject("buyer/after-record-delivery")
-		checked <- check(ctx, spec, out)
-	}()
-	if deadline.Sub(b.cfg.now()) > 2*decideGrace {
-		t := time.NewTimer(decideGrace)
-		defer t.Stop()
-		select {
-		case v := <-checked:
-			return b.decide(ctx, res, v, out, d)
-		case <-t.C:
+	if deadline.Sub(b.cfg.now()) <= 2*decideGrace {
+		// Too close to the deadline to wait: the delivery is written first.
+		if err := b.escrow.RecordDelivery(ctx, d, out); err != nil {
+			return b.deliveryRefused(ctx, res, err)
 		}
+		failpoint.Inject("buyer/after-record-delivery")
+		return b.decide(ctx, res, check(ctx, spec, out), out, nil)
 	}
-	if err := b.escrow.RecordDelivery(ctx, d, out); err != nil {
+	// Verification runs here; if it outlasts the grace, the timer writes
+	// the delivery meanwhile.
+	recorded := make(chan error, 1)
+	t := time.AfterFunc(decideGrace, func() { recorded <- b.escrow.RecordDelivery(ctx, d, out) })
+	// A kill here lands before the delivery is written: the restart asks
+	// the seller for it again (reconcile.go). A sleep is a slow
+	// verification: the delivery is written when the grace ends.
+	failpoint.Inject("buyer/after-record-delivery")
+	v := check(ctx, spec, out)
+	if t.Stop() {
+		return b.decide(ctx, res, v, out, d)
+	}
+	if err := <-recorded; err != nil {
 		return b.deliveryRefused(ctx, res, err)
 	}
-	return b.decide(ctx, res, <-checked, out, nil)
+	return b.decide(ctx, res, v, out, nil)
 }
 
 // verdict is what verifying an output found.
