@@ -113,18 +113,24 @@ type Guard struct {
 	// statfs returns the free bytes of dir's filesystem (tests inject it).
 	statfs func(dir string) (uint64, error)
 
-	low    atomic.Bool // below the watermark at the last look
-	mu     sync.Mutex  // serializes tick
-	cancel context.CancelFunc
-	done   chan struct{}
+	low atomic.Bool // below the watermark at the last look
+	// reserved is the size of the reserve files at the last look (-1:
+	// not looked yet). The guard makes and deletes them itself, and Tick
+	// looks again, so Admit need not stat them on every hire.
+	reserved atomic.Int64
+	mu       sync.Mutex // serializes tick
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 func NewGuard(dir string, minFree uint64, log *slog.Logger) *Guard {
-	return &Guard{
+	g := &Guard{
 		dir: dir, minFree: minFree,
 		log:    log.With("subsystem", "swarmwage/storage"),
 		statfs: statfsFree,
 	}
+	g.reserved.Store(-1)
+	return g
 }
 
 // statfsFree is the space available to this user on dir's filesystem.
@@ -163,12 +169,22 @@ func (g *Guard) available() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if r := g.reserved.Load(); r >= 0 {
+		return free + uint64(r), nil
+	}
+	return free + g.lookAtReserves(), nil
+}
+
+// lookAtReserves reads the reserve files' size and keeps it for available.
+func (g *Guard) lookAtReserves() uint64 {
+	var sum int64
 	for _, name := range []string{reserveFile, closeReserveFile} {
 		if fi, err := os.Stat(filepath.Join(g.dir, name)); err == nil {
-			free += uint64(fi.Size())
+			sum += fi.Size()
 		}
 	}
-	return free, nil
+	g.reserved.Store(sum)
+	return uint64(sum)
 }
 
 // note logs the crossings of the watermark, once each way.
@@ -209,6 +225,7 @@ func (g *Guard) Tick() {
 		g.log.Debug("cannot read free space", "err", err)
 		return
 	}
+	g.lookAtReserves() // someone may have deleted one
 	if avail, err := g.available(); err == nil {
 		g.note(avail)
 	}
@@ -233,7 +250,9 @@ func (g *Guard) Tick() {
 
 // release deletes the reserve file name and reports whether there was one.
 func (g *Guard) release(name string) bool {
-	return os.Remove(filepath.Join(g.dir, name)) == nil
+	ok := os.Remove(filepath.Join(g.dir, name)) == nil
+	g.lookAtReserves()
+	return ok
 }
 
 // freeAfterReleasing is the free space after deleting the reserves names,
@@ -258,6 +277,7 @@ func (g *Guard) ensureReserve(name string, size int64) bool {
 	if fi, err := os.Stat(path); err == nil && fi.Size() == size {
 		return false
 	}
+	defer g.lookAtReserves()
 	if err := allocateFile(path, size); err != nil {
 		if !errors.Is(err, errNoFallocate) {
 			g.log.Debug("create a disk reserve", "file", name, "err", err)

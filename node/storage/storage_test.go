@@ -176,3 +176,23 @@ func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
 	require.Contains(t, err.Error(), "cannot be opened for writing")
 	require.NoFileExists(t, filepath.Join(dir, reserveFile), "the reserve went first")
 }
+
+// Admit counts the reserves as the guard last saw them, without a stat a
+// hire; a reserve deleted behind the guard's back stops counting at the
+// next Tick.
+func TestAdmitCountsTheReservesAsLastSeen(t *testing.T) {
+	dir := t.TempDir()
+	var free atomic.Uint64
+	g, _ := fakeGuard(t, dir, 40<<20, &free)
+	ctx := context.Background()
+	free.Store(1 << 30)
+	g.Tick()
+	require.FileExists(t, filepath.Join(dir, reserveFile))
+
+	free.Store(30 << 20) // 30 MiB and the reserves' 24 MiB: over 40 MiB
+	require.NoError(t, g.Admit(ctx))
+	require.NoError(t, os.Remove(filepath.Join(dir, reserveFile)))
+	require.NoError(t, g.Admit(ctx), "until the next look, the reserve counts")
+	g.Tick()
+	require.ErrorIs(t, g.Admit(ctx), ErrDiskFull, "30 MiB and the close reserve's 8 MiB: under 40 MiB")
+}
