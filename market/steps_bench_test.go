@@ -122,3 +122,38 @@ func benchPeer(b *testing.B) peer.ID {
 	defer h.Close()
 	return h.ID()
 }
+
+// BenchmarkFollowDecidedJob is what the settle hook (followEscrow) does
+// for a job whose hire has written its record already: read-modify-write
+// of the record (before issue 25's index read) against a read of its one
+// running-index key.
+func BenchmarkFollowDecidedJob(b *testing.B) {
+	db, err := badger.Open(badger.DefaultOptions(b.TempDir()).WithLogger(nil).WithSyncWrites(true))
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	j := &jobs{db: kv.Open(db)}
+	require.NoError(b, buildJobIndex(j.db))
+	seller, buyer := benchPeer(b), benchPeer(b)
+	require.NoError(b, j.put(JobRecord{JobID: "job", Role: RoleBuyer, Capability: "compute.statistics.mean", Seller: seller, Buyer: buyer, Status: StatusVerified, CreatedAt: time.Now()}))
+	follow := func(r *JobRecord) {
+		if r.Status == StatusRunning {
+			r.Status = StatusFailed
+		}
+	}
+	b.Run("record-update", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := j.update(RoleBuyer, "job", follow); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("index-read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if j.mayRun(RoleBuyer, "job") {
+				b.Fatal("a decided job is not running")
+			}
+		}
+	})
+}
