@@ -6,8 +6,8 @@ import (
 )
 
 // procsPerCPU is how many Go Ps the binary runs per CPU unless GOMAXPROCS
-// is set. A durable commit blocks its goroutine in msync for 200-450 µs on
-// a small disk, and the P it holds is handed on only when the runtime's
+// is set. A durable commit blocks its goroutine in the write-ahead log's
+// sync (fdatasync) for 200-450 µs on a small disk, and the P it holds is handed on only when the runtime's
 // monitor notices, which under load can take milliseconds; with more Ps
 // than cores another goroutine runs meanwhile. Measured with 'swarmwage
 // bench hire --concurrency 32' on 2 cores: GOMAXPROCS=4 gave 444 -> 506
