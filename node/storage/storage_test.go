@@ -104,16 +104,24 @@ func TestReserveIsReleasedWhenTheDiskNearlyFillsAndRestoredAfter(t *testing.T) {
 	require.FileExists(t, reserve)
 }
 
-// TestReleasingTheReserveLetsNoNewWorkIn: the reserve is the node's own
-// free space, so the watermark counts it whether or not it is released.
-func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
+// guardWithReserves is a guard with a 40 MiB watermark whose first tick,
+// on a disk with 1 GiB free, made the reserves.
+func guardWithReserves(t *testing.T) (*Guard, string, *atomic.Uint64) {
+	t.Helper()
 	dir := t.TempDir()
-	var free atomic.Uint64
-	g, _ := fakeGuard(t, dir, 40<<20, &free)
-	ctx := context.Background()
+	free := new(atomic.Uint64)
+	g, _ := fakeGuard(t, dir, 40<<20, free)
 	free.Store(1 << 30)
 	g.Tick()
 	require.FileExists(t, filepath.Join(dir, reserveFile))
+	return g, dir, free
+}
+
+// TestReleasingTheReserveLetsNoNewWorkIn: the reserve is the node's own
+// free space, so the watermark counts it whether or not it is released.
+func TestReleasingTheReserveLetsNoNewWorkIn(t *testing.T) {
+	g, dir, free := guardWithReserves(t)
+	ctx := context.Background()
 
 	free.Store(10 << 20) // another program filled the disk
 	err := g.Admit(ctx)
@@ -181,13 +189,8 @@ func TestCheckOpenReleasesTheReserveThenRefusesWithAClearError(t *testing.T) {
 // hire; a reserve deleted behind the guard's back stops counting at the
 // next Tick.
 func TestAdmitCountsTheReservesAsLastSeen(t *testing.T) {
-	dir := t.TempDir()
-	var free atomic.Uint64
-	g, _ := fakeGuard(t, dir, 40<<20, &free)
+	g, dir, free := guardWithReserves(t)
 	ctx := context.Background()
-	free.Store(1 << 30)
-	g.Tick()
-	require.FileExists(t, filepath.Join(dir, reserveFile))
 
 	free.Store(30 << 20) // 30 MiB and the reserves' 24 MiB: over 40 MiB
 	require.NoError(t, g.Admit(ctx))
