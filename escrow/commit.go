@@ -49,6 +49,15 @@ func (t *tx) get(key []byte) ([]byte, error) {
 	return item.ValueCopy(nil)
 }
 
+// has reports whether key has a value.
+func (t *tx) has(key []byte) (bool, error) {
+	_, err := t.get(key)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 func (t *tx) set(key, val []byte) error {
 	if t.local == nil {
 		return fmt.Errorf("write %s in a read-only transaction", key)

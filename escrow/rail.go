@@ -250,9 +250,7 @@ func railSums(txn *tx) (map[string]int64, error) {
 // kept (railSumKey), once.
 func (e *Escrow) buildRailSums() error {
 	return e.update(context.Background(), func(txn *tx) error {
-		if _, err := txn.get([]byte(railSumsBuiltKey)); err == nil {
-			return nil
-		} else if !errors.Is(err, ErrNotFound) {
+		if done, err := txn.has([]byte(railSumsBuiltKey)); err != nil || done {
 			return err
 		}
 		sums, err := railSums(txn)
@@ -775,9 +773,7 @@ func (e *Escrow) BookRail(ctx context.Context, en RailEntry) (bool, error) {
 	booked := false
 	err := e.update(ctx, func(txn *tx) error {
 		booked = false
-		if _, err := txn.get(railBookedKey(en.Ref)); err == nil {
-			return nil
-		} else if !errors.Is(err, ErrNotFound) {
+		if done, err := txn.has(railBookedKey(en.Ref)); err != nil || done {
 			return err
 		}
 		b, err := loadBalance(txn)

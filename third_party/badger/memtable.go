@@ -184,12 +184,19 @@ func (mt *memTable) writeWAL() error {
 		mt.pending = nil // a big batch's buffer is not kept
 	}
 	end := int64(mt.pendingAt) + int64(len(buf))
+	var err error
 	if end > int64(len(mt.wal.Data)) {
-		return fmt.Errorf("write-ahead log %s: %d bytes do not fit in %d",
+		err = fmt.Errorf("write-ahead log %s: %d bytes do not fit in %d",
 			mt.wal.path, end, len(mt.wal.Data))
+	} else if _, werr := mt.wal.Fd.WriteAt(buf, int64(mt.pendingAt)); werr != nil {
+		err = y.Wrapf(werr, "write to write-ahead log %s", mt.wal.path)
 	}
-	if _, err := mt.wal.Fd.WriteAt(buf, int64(mt.pendingAt)); err != nil {
-		return y.Wrapf(err, "write to write-ahead log %s", mt.wal.path)
+	if err != nil {
+		// The failed entries are not in the log and their requests fail:
+		// the next ones go where these would have, so that the log has no
+		// gap, which replay would take for its end.
+		mt.wal.writeAt = mt.pendingAt
+		return err
 	}
 	mt.pendingAt = mt.wal.writeAt
 	return nil
