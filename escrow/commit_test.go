@@ -25,9 +25,10 @@ func version(t *testing.T, n *testNode, role escrow.Role, jobID string) uint64 {
 	return v
 }
 
-// A settle the seller applies waits for the next change of its escrow and
-// commits with it, one sync for both; with no other change it commits on
-// its own. Either way it is durable when ApplySettle returns.
+// A settle the seller applies while a lock is being accepted waits for
+// that lock's commit and commits with it, one sync for both; with no lock
+// being accepted it commits at once. Either way it is durable when
+// ApplySettle returns.
 func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()
@@ -44,16 +45,22 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	lockC, err := p.buyer.e.Lock(ctx, p.lockParams("job-c"))
 	require.NoError(t, err)
 
+	prep, fresh, err := p.seller.e.PrepareAccept(ctx, lockC, nil)
+	require.NoError(t, err)
+	require.True(t, fresh)
 	applied := make(chan error, 1)
 	go func() { applied <- p.seller.e.ApplySettle(ctx, stA) }()
 	require.Eventually(t, func() bool { return escrow.QueuedChanges(p.seller.e) == 1 },
 		10*time.Second, time.Millisecond, "the settle waits in the queue")
-	require.NoError(t, acceptLock(p.seller.e, ctx, lockC), "the next change leads the batch")
+	fresh, err = prep.Accept(ctx)
+	require.NoError(t, err, "the lock being accepted leads the batch")
+	require.True(t, fresh)
+	prep.Close()
 	require.NoError(t, <-applied)
 	require.Equal(t, version(t, p.seller, escrow.RoleSeller, "job-c"), version(t, p.seller, escrow.RoleSeller, "job-a"),
 		"the settle and the lock in one commit")
 
-	// Alone, it commits after its wait.
+	// No lock being accepted: it commits on its own.
 	before := version(t, p.seller, escrow.RoleSeller, "job-c")
 	require.NoError(t, p.seller.e.ApplySettle(ctx, stB))
 	require.Greater(t, version(t, p.seller, escrow.RoleSeller, "job-b"), before)

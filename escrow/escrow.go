@@ -50,6 +50,10 @@ type Escrow struct {
 
 	commit  committer
 	closeMu sync.RWMutex
+	// accepting counts the locks checked and not yet done with
+	// (PrepareAccept until Accepting.Close): commits on their way, which
+	// ApplySettle waits to join.
+	accepting atomic.Int64
 
 	// railMu guards railReserved: amounts being locked on the rail, per
 	// role and counterparty, by the rail index key of their job

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -39,6 +40,7 @@ type Accepting struct {
 	lock    *Lock
 	input   []byte
 	release func() // the rail's reservation of the lock's cover
+	closed  sync.Once
 }
 
 // PrepareAccept checks a buyer's lock as AcceptLock does, before anything
@@ -87,12 +89,18 @@ func (e *Escrow) PrepareAccept(ctx context.Context, l *Lock, input []byte) (a *A
 		}
 		a.release = release
 	}
+	e.accepting.Add(1)
 	return a, true, nil
 }
 
 // Close ends the rail's reservation of the lock's cover. The lock, once
 // written, counts in the rail's open amount by itself.
-func (a *Accepting) Close() { a.release() }
+func (a *Accepting) Close() {
+	a.closed.Do(func() {
+		a.e.accepting.Add(-1)
+		a.release()
+	})
+}
 
 // Accept writes the checked lock: the seller-side record starts locked,
 // with the job's input. fresh is false when the same lock was accepted
@@ -329,12 +337,12 @@ const settleCommitWait = 5 * time.Millisecond
 // nil (and adds the settle as evidence if a timer had settled the job); the
 // opposite decision on a final state fails with ErrAlreadySettled.
 //
-// It is durable when it returns, but it is not committed on its own at
-// once: it joins the next batch of this escrow's changes, or commits after
-// settleCommitWait. The buyer's decision is durable already and the
-// buyer waits for nothing but this answer, so the settle need not cost a
-// sync of its own, and with one hire after another it would land on the
-// next hire's syncs (the two nodes' logs share a disk).
+// It is durable when it returns. While a lock is being accepted here
+// (PrepareAccept, until Accepting.Close) it waits up to settleCommitWait
+// to join that lock's commit, or any other change's, instead of costing a
+// sync of its own: the buyer's decision is durable already and the buyer
+// waits for nothing but this answer. With no such commit coming it
+// commits at once.
 func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	_, err := e.ApplySettleRecord(ctx, s)
 	return err
@@ -369,7 +377,11 @@ func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, erro
 	changed := false
 	var settled Record // what the settle hook gets, from the commit
 	var after Record   // what the caller gets
-	err := e.updateWithin(ctx, e.cfg.settleWait, func(txn *tx) error {
+	var wait time.Duration
+	if e.accepting.Load() > 0 {
+		wait = e.cfg.settleWait
+	}
+	err := e.updateWithin(ctx, wait, func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
 		if errors.Is(err, ErrNotFound) {
