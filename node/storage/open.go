@@ -39,6 +39,9 @@ func Open(dir string, readOnly bool) (*badgerds.Datastore, error) {
 	opts := badgerds.DefaultOptions
 	opts.Options = badger.DefaultOptions(dir).
 		WithSyncWrites(true).
+		// Each commit's sync then writes the log's data and no journal
+		// entry for newly allocated blocks: 0.17 ms off a hire (issue 25).
+		WithZeroedWAL(true).
 		WithReadOnly(readOnly).
 		WithMemTableSize(badgerMemTable).
 		WithNumMemtables(2).

@@ -93,6 +93,10 @@ type DB struct {
 	mt  *memTable   // Our latest (actively written) in-memory table
 	imm []*memTable // Add here only AFTER pushing to flushChan.
 
+	// walSpare: the next memtable's write-ahead log, with Options.ZeroedWAL
+	// (swarmwage patch).
+	walSpare *walSpare
+
 	// flushCond signals the (serial) write path that the flush goroutine has made
 	// progress, i.e. it has removed a memtable from imm and there may now be room
 	// in flushChan. Its Locker is db.lock (write lock), the same lock that guards
@@ -346,6 +350,11 @@ func Open(opt Options) (*DB, error) {
 	}
 
 	if !db.opt.ReadOnly {
+		if db.opt.ZeroedWAL && !db.opt.InMemory {
+			if db.walSpare, err = newWALSpare(db.opt.Dir, 2*db.opt.MemTableSize, db.opt.Errorf); err != nil {
+				return nil, err
+			}
+		}
 		if db.mt, err = db.newMemTable(); err != nil {
 			return nil, y.Wrapf(err, "cannot create memtable")
 		}
@@ -661,6 +670,12 @@ func (db *DB) close() (err error) {
 
 	if db.opt.InMemory {
 		return
+	}
+
+	if db.walSpare != nil {
+		if spareErr := db.walSpare.close(); err == nil {
+			err = y.Wrap(spareErr, "DB.Close")
+		}
 	}
 
 	if db.dirLockGuard != nil {
@@ -1058,6 +1073,9 @@ func (db *DB) ensureRoomForWrite() error {
 
 	y.AssertTrue(db.mt != nil) // A nil mt indicates that DB is being closed.
 	if !db.mt.isFull() {
+		if db.walSpare != nil && db.mt.halfFull() {
+			db.walSpare.prepareSoon()
+		}
 		return nil
 	}
 

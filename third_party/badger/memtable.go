@@ -100,6 +100,12 @@ func (db *DB) openMemTables(opt Options) error {
 const memFileExt string = ".mem"
 
 func (db *DB) openMemTable(fid, flags int) (*memTable, error) {
+	return db.openMemTableFresh(fid, flags, false)
+}
+
+// openMemTableFresh opens memtable fid; fresh says its file is a
+// write-ahead log spare just renamed into place (swarmwage patch).
+func (db *DB) openMemTableFresh(fid, flags int, fresh bool) (*memTable, error) {
 	filepath := db.mtFilePath(fid)
 	s := skl.NewSkiplist(arenaSize(db.opt))
 	mt := &memTable{
@@ -118,6 +124,7 @@ func (db *DB) openMemTable(fid, flags int) (*memTable, error) {
 		registry: db.registry,
 		writeAt:  vlogHeaderSize,
 		opt:      db.opt,
+		fresh:    fresh,
 	}
 	lerr := mt.wal.open(filepath, flags, 2*db.opt.MemTableSize)
 	if lerr != z.NewFile && lerr != nil {
@@ -140,7 +147,8 @@ func (db *DB) openMemTable(fid, flags int) (*memTable, error) {
 }
 
 func (db *DB) newMemTable() (*memTable, error) {
-	mt, err := db.openMemTable(db.nextMemFid, os.O_CREATE|os.O_RDWR)
+	fresh := db.walSpare != nil && db.walSpare.take(db.mtFilePath(db.nextMemFid))
+	mt, err := db.openMemTableFresh(db.nextMemFid, os.O_CREATE|os.O_RDWR, fresh)
 	if err == z.NewFile {
 		db.nextMemFid++
 		return mt, nil
@@ -200,6 +208,13 @@ func (mt *memTable) writeWAL() error {
 	}
 	mt.pendingAt = mt.wal.writeAt
 	return nil
+}
+
+// halfFull: the memtable is past half its size (swarmwage patch: the
+// point at which the next write-ahead log's spare is prepared).
+func (mt *memTable) halfFull() bool {
+	half := mt.opt.MemTableSize / 2
+	return mt.sl.MemSize() >= half || (!mt.opt.InMemory && int64(mt.wal.writeAt) >= half)
 }
 
 func (mt *memTable) isFull() bool {
@@ -312,6 +327,9 @@ type logFile struct {
 	registry *KeyRegistry
 	writeAt  uint32
 	opt      Options
+	// fresh: the file at path is a write-ahead log spare (wal_spare.go),
+	// zeros of the full size, to be set up as a new log.
+	fresh bool
 }
 
 func (lf *logFile) Truncate(end int64) error {
@@ -586,6 +604,12 @@ func (lf *logFile) zeroNextEntry() {
 func (lf *logFile) open(path string, flags int, fsize int64) error {
 	mf, ferr := z.OpenMmapFile(path, flags, int(fsize))
 	lf.MmapFile = mf
+	if ferr == nil && lf.fresh {
+		if len(mf.Data) != int(fsize) {
+			return fmt.Errorf("write-ahead log spare %s: %d bytes, want %d", path, len(mf.Data), fsize)
+		}
+		ferr = z.NewFile // a spare is a new log whose blocks are written
+	}
 
 	if ferr == z.NewFile {
 		if err := lf.bootstrap(); err != nil {
