@@ -7,6 +7,5 @@ package main
 import "os"
 
 func main() {
-	setProcs()
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
