@@ -34,6 +34,12 @@ type LockParams struct {
 	// Also is written with a new lock, in its transaction (not when the
 	// job ID was locked before).
 	Also Also
+	// Signed, if not nil, is called with the new lock once it is signed,
+	// before its transaction, on Lock's goroutine: the buyer may send the
+	// lock on while it is being written, and must not treat it as held
+	// until Lock returns it (a lock already stored is returned without a
+	// call).
+	Signed func(*Lock)
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -74,6 +80,9 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 	}
 	if err := l.sign(e.key); err != nil {
 		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
+	}
+	if p.Signed != nil {
+		p.Signed(l)
 	}
 	var out *Lock
 	fresh := false

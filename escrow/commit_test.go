@@ -27,8 +27,8 @@ func version(t *testing.T, n *testNode, role escrow.Role, jobID string) uint64 {
 
 // A settle the seller applies while a lock is being accepted waits for
 // that lock's commit and commits with it, one sync for both; with no lock
-// being accepted it commits at once. Either way it is durable when
-// ApplySettle returns.
+// coming it commits on its own after the wait. Either way it is durable
+// when ApplySettle returns.
 func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()

@@ -54,6 +54,9 @@ type Escrow struct {
 	// (PrepareAccept until Accepting.Close): commits on their way, which
 	// ApplySettle waits to join.
 	accepting atomic.Int64
+	// lastAccept is when PrepareAccept last checked a lock (Unix ns, the
+	// escrow's clock): a seller in a run of hires.
+	lastAccept atomic.Int64
 
 	// railMu guards railReserved: amounts being locked on the rail, per
 	// role and counterparty, by the rail index key of their job

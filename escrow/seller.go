@@ -90,6 +90,7 @@ func (e *Escrow) PrepareAccept(ctx context.Context, l *Lock, input []byte) (a *A
 		a.release = release
 	}
 	e.accepting.Add(1)
+	e.lastAccept.Store(e.now().UnixNano())
 	return a, true, nil
 }
 
@@ -323,7 +324,12 @@ func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string
 
 // settleCommitWait is how long ApplySettle waits for another change's
 // commit to join (config.settleWait; tests and benchmarks set it).
-const settleCommitWait = 5 * time.Millisecond
+const settleCommitWait = 2 * time.Millisecond
+
+// settleBusyWindow is how recently a lock must have been checked for
+// accepting (PrepareAccept) for ApplySettle to expect another soon: a
+// seller in a run of hires gets each settle just before the next job.
+const settleBusyWindow = 20 * time.Millisecond
 
 // ApplySettle applies the buyer's signed decision to a job this node sold.
 // The buyer's decision takes precedence over this node's timers (see the
@@ -338,11 +344,15 @@ const settleCommitWait = 5 * time.Millisecond
 // opposite decision on a final state fails with ErrAlreadySettled.
 //
 // It is durable when it returns. While a lock is being accepted here
-// (PrepareAccept, until Accepting.Close) it waits up to settleCommitWait
-// to join that lock's commit, or any other change's, instead of costing a
-// sync of its own: the buyer's decision is durable already and the buyer
-// waits for nothing but this answer. With no such commit coming it
-// commits at once.
+// (PrepareAccept, until Accepting.Close), or one was checked within
+// settleBusyWindow, it waits up to settleCommitWait to join that lock's
+// commit, or any other change's, instead of costing a sync of its own:
+// the buyer's decision is durable already and the buyer waits for nothing
+// but this answer. With one hire after another, the settle of one arrives
+// just before the next job: alone, its sync would land on that job's
+// (the buyer's lock, the seller's acceptance; two nodes' logs may share a
+// disk) and hold the seller's next commit behind it. A seller with no
+// recent lock commits at once.
 func (e *Escrow) ApplySettle(ctx context.Context, s *Settle) error {
 	_, err := e.ApplySettleRecord(ctx, s)
 	return err
@@ -378,7 +388,7 @@ func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, erro
 	var settled Record // what the settle hook gets, from the commit
 	var after Record   // what the caller gets
 	var wait time.Duration
-	if e.accepting.Load() > 0 {
+	if e.accepting.Load() > 0 || now.Sub(time.Unix(0, e.lastAccept.Load())) < settleBusyWindow {
 		wait = e.cfg.settleWait
 	}
 	err := e.updateWithin(ctx, wait, func(txn *tx) error {

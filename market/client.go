@@ -181,9 +181,15 @@ func (c *agentClient) fetchListings(ctx context.Context, seller peer.AddrInfo, p
 // closing the response (jobBody) may read its end after the caller's
 // context is gone: the transport aborts a request whose context ends.
 func (c *agentClient) stream(ctx context.Context, seller peer.AddrInfo, path string, body []byte) (*http.Response, error) {
+	return c.streamBody(ctx, seller, path, bytes.NewReader(body))
+}
+
+// streamBody is stream with a body read as the request is sent: one that
+// is not a *bytes.Reader goes out chunked, each read as it comes.
+func (c *agentClient) streamBody(ctx context.Context, seller peer.AddrInfo, path string, body io.Reader) (*http.Response, error) {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, "http://"+seller.ID.String()+AgentPath+path, body)
 	if err != nil {
 		cancel()
 		return nil, err

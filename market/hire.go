@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -520,20 +521,46 @@ func (b *Buyer) misquoted(ctx context.Context, s Seller, q SignedQuote, why stri
 // runHire takes a quoted job from the lock to its settle: lock, run,
 // verifyAndSettle (verify, then settle).
 func (b *Buyer) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, error) {
-	res, lock, err := b.lock(ctx, s, q, req)
+	held, err := b.lock(ctx, s, q, req)
 	if err != nil {
-		return res, err
+		return HireResult{Rail: b.escrow.RailName()}, err
 	}
-	out, delivery, res, err := b.run(ctx, s, q, lock, req, res)
+	out, delivery, res, err := b.run(ctx, s, q, held, req)
 	if err != nil {
 		return res, err
 	}
 	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
-	return b.verifyAndSettle(ctx, res, spec, out, delivery, lock.Deadline)
+	return b.verifyAndSettle(ctx, res, spec, out, delivery, held.lock.Deadline)
 }
 
-// lock holds the quoted price in escrow and records the bought job.
-func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (HireResult, *escrow.Lock, error) {
+// heldLock is a lock signed and being written: its job request goes to
+// the seller meanwhile, and the request's body ends only once the lock is
+// durable (confirmBody), which is the seller's signal to accept it. A
+// seller answers nothing before that but a refusal.
+type heldLock struct {
+	lock *escrow.Lock // as signed and sent
+	done chan struct{}
+	// Set before done is closed:
+	stored *escrow.Lock
+	err    error
+
+	once     sync.Once
+	finish   func() (HireResult, error)
+	res      HireResult
+	finalErr error
+}
+
+// wait returns once the lock is written (or failed), with the hire's
+// result so far, doing the lock's bookkeeping once.
+func (h *heldLock) wait() (HireResult, error) {
+	<-h.done
+	h.once.Do(func() { h.res, h.finalErr = h.finish() })
+	return h.res, h.finalErr
+}
+
+// lock signs the lock of the quoted price and starts writing it, with the
+// bought job's record; it returns once the lock is signed, to be sent.
+func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireRequest) (*heldLock, error) {
 	now := b.cfg.now()
 	deadline, _ := ctx.Deadline()
 	if max := now.Add(time.Duration(q.Quote.MaxDurationMS) * time.Millisecond); deadline.After(max) {
@@ -561,42 +588,111 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 	}
 	also, recorded := b.jobs.putWith(rec)
 	lp.Also = also
-	lock, err := b.escrow.Lock(ctx, lp)
-	if err != nil {
-		unit := "credits"
-		if b.cfg.settlement != nil {
-			unit = "tokens on rail " + b.cfg.settlement.Rail
+	signed := make(chan *escrow.Lock, 1)
+	lp.Signed = func(l *escrow.Lock) { signed <- l }
+	h := &heldLock{done: make(chan struct{})}
+	h.finish = func() (HireResult, error) {
+		if h.err != nil {
+			return HireResult{Rail: b.escrow.RailName()}, b.lockError(q, h.err)
 		}
-		// The advice once: the rail's error may carry it already.
-		if (errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered)) && !strings.Contains(err.Error(), "wallet deposit") {
-			return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
+		if !h.stored.Equal(h.lock) {
+			return HireResult{Rail: b.escrow.RailName()}, fmt.Errorf("lock job %s: %w: the escrow holds another lock for it", lp.JobID, escrow.ErrJobIDReused)
 		}
-		return HireResult{Rail: b.escrow.RailName()}, nil, fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
+		recorded()
+		failpoint.Inject("buyer/after-lock")
+		res := HireResult{JobID: h.lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName(), events: req.events}
+		b.rememberCounterparty(s.Peer.ID)
+		req.events.newJob()
+		if req.Progress != nil {
+			req.Progress(Event{Type: EventLocked, JobID: h.lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
+		}
+		return res, nil
 	}
-	recorded()
-	failpoint.Inject("buyer/after-lock")
-	res := HireResult{JobID: lock.JobID, Capability: req.Capability, Seller: s.Peer.ID, Price: q.Quote.Price, State: escrow.StateLocked, Rail: b.escrow.RailName(), events: req.events}
-	b.rememberCounterparty(s.Peer.ID)
-	req.events.newJob()
-	if req.Progress != nil {
-		req.Progress(Event{Type: EventLocked, JobID: lock.JobID, Message: fmt.Sprintf("quote %s of %s accepted; %s held in escrow", q.Quote.QuoteID, s.Peer.ID, q.Quote.Price)})
+	go func() {
+		h.stored, h.err = b.escrow.Lock(ctx, lp)
+		close(h.done)
+	}()
+	select {
+	case h.lock = <-signed:
+		return h, nil
+	case <-h.done:
 	}
-	return res, lock, nil
+	select {
+	case h.lock = <-signed: // signed, then written at once
+		return h, nil
+	default:
+	}
+	if h.err != nil {
+		_, err := h.wait()
+		return nil, err
+	}
+	h.lock = h.stored // stored before: nothing to sign
+	return h, nil
 }
+
+// lockError is the error of a lock that failed, with advice when the
+// buyer lacks the funds.
+func (b *Buyer) lockError(q SignedQuote, err error) error {
+	unit := "credits"
+	if b.cfg.settlement != nil {
+		unit = "tokens on rail " + b.cfg.settlement.Rail
+	}
+	// The advice once: the rail's error may carry it already.
+	if (errors.Is(err, escrow.ErrInsufficientFunds) || errors.Is(err, escrow.ErrNotCovered)) && !strings.Contains(err.Error(), "wallet deposit") {
+		return fmt.Errorf("lock %s %s: %w; add some with 'swarmwage wallet deposit AMOUNT'", q.Quote.Price, unit, err)
+	}
+	return fmt.Errorf("lock %s %s: %w", q.Quote.Price, unit, err)
+}
+
+// confirmBody is a job request's body: the request, then its end once
+// the lock is durable. A lock that failed ends it with an error instead,
+// so the request breaks off and the seller never accepts the lock.
+type confirmBody struct {
+	data []byte
+	held *heldLock
+}
+
+func (c *confirmBody) Read(p []byte) (int, error) {
+	if len(c.data) > 0 {
+		n := copy(p, c.data)
+		c.data = c.data[n:]
+		return n, nil
+	}
+	if _, err := c.held.wait(); err != nil {
+		return 0, errLockNotHeld
+	}
+	return 0, io.EOF
+}
+
+// errLockNotHeld breaks off a job request whose lock failed.
+var errLockNotHeld = errors.New("the lock was not written")
 
 // run sends the locked job to the seller and follows it to its output and
 // signed delivery. A job that ends without one is refunded here, and the
 // error says how it ended (errTryNext: the seller refused the job before
-// starting it, so the next seller may be tried).
-func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, lock *escrow.Lock, req HireRequest, res HireResult) (json.RawMessage, *escrow.Delivery, HireResult, error) {
+// starting it, so the next seller may be tried). A lock that failed ends
+// the hire with the lock's error, whatever the seller answered.
+func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, held *heldLock, req HireRequest) (json.RawMessage, *escrow.Delivery, HireResult, error) {
+	lock := held.lock
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {
+		res, lerr := held.wait()
+		if lerr != nil {
+			return nil, nil, res, lerr
+		}
 		res, err = b.refund(res, "encode job request", nil, err)
 		return nil, nil, res, err
 	}
+	var res HireResult
 	jobStart := time.Now()
-	out, delivery, runErr := b.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, lock, jobBody, req.Progress)
+	out, delivery, runErr := b.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, held, jobBody, req.Progress)
+	conn := res.Connection
+	res, lerr := held.wait()
+	res.Connection = conn
+	if lerr != nil {
+		return nil, nil, res, lerr
+	}
 	if runErr == nil {
 		b.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
 		return out, delivery, res, nil
@@ -623,10 +719,11 @@ func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, lock *escrow.L
 
 // postJob POSTs the job and returns its event stream. A seller that is
 // busy (429 or 503 with Retry-After) has not accepted the lock yet, so the
-// same signed lock is sent again after the wait, while ctx allows.
-func (b *Buyer) postJob(ctx context.Context, seller peer.AddrInfo, body []byte) (*http.Response, error) {
+// same signed lock is sent again after the wait, while ctx allows. Each
+// body ends once the lock is durable (confirmBody).
+func (b *Buyer) postJob(ctx context.Context, seller peer.AddrInfo, held *heldLock, body []byte) (*http.Response, error) {
 	for {
-		resp, err := b.client.stream(ctx, seller, "/jobs", body)
+		resp, err := b.client.streamBody(ctx, seller, "/jobs", &confirmBody{data: body, held: held})
 		wait, busy := retryable(err)
 		if !busy {
 			return resp, err
@@ -642,19 +739,29 @@ func (b *Buyer) postJob(ctx context.Context, seller peer.AddrInfo, body []byte) 
 
 // runJob posts the job and follows its event stream. If the stream breaks
 // before a result, it asks the seller for the job's status until the lock's
-// deadline. It returns the output and the signed delivery, or why not.
-func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, lock *escrow.Lock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
+// deadline; a lock that was not written leaves the seller nothing to ask.
+// It returns the output and the signed delivery, or why not.
+func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
+	lock := held.lock
 	jctx, cancel := context.WithDeadline(ctx, lock.Deadline.Add(deadlineSlack))
 	defer cancel()
-	resp, err := b.postJob(jctx, seller, body)
+	resp, err := b.postJob(jctx, seller, held, body)
 	if err != nil {
 		var se *StatusError
 		if errors.As(err, &se) {
 			return nil, nil, err
 		}
+		if _, lerr := held.wait(); lerr != nil {
+			return nil, nil, lerr
+		}
 		return b.pollJob(ctx, seller, lock, false)
 	}
 	defer resp.Body.Close()
+	// A seller answers once the body has ended, so the lock is written by
+	// now; the wait orders its bookkeeping (the locked event) first.
+	if _, lerr := held.wait(); lerr != nil {
+		return nil, nil, lerr
+	}
 	// A stream read does not watch the context by itself: close the body
 	// when the hire is cancelled or its deadline passes.
 	stopWatch := context.AfterFunc(jctx, func() { resp.Body.Close() })

@@ -319,6 +319,11 @@ func DecodeJobRequest(data []byte) (JobRequest, *escrow.Lock, error) {
 	if err := json.Unmarshal(data, &req); err != nil {
 		return JobRequest{}, nil, fmt.Errorf("decode job request: %w", err)
 	}
+	return checkJobRequest(req)
+}
+
+// checkJobRequest checks a decoded job request and decodes its lock.
+func checkJobRequest(req JobRequest) (JobRequest, *escrow.Lock, error) {
 	if len(req.Input) == 0 {
 		return JobRequest{}, nil, errors.New("decode job request: input is missing")
 	}
@@ -327,6 +332,58 @@ func DecodeJobRequest(data []byte) (JobRequest, *escrow.Lock, error) {
 		return JobRequest{}, nil, fmt.Errorf("decode job request: lock: %w", err)
 	}
 	return req, lock, nil
+}
+
+// jobRequestBody reads a POST /jobs body: the job request, then the body's end.
+// A buyer may send the request while its lock is still being written and
+// end the body once the lock is durable: the seller checks the request
+// meanwhile, and accepts the lock only at the end (confirmed). The whole
+// body is read within bodyReadTimeout and is at most maxJobRequest bytes.
+type jobRequestBody struct {
+	rc  *http.ResponseController // nil: no deadline to lift
+	dec *json.Decoder
+}
+
+func newJobRequestBody(w http.ResponseWriter, r *http.Request) *jobRequestBody {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	return &jobRequestBody{rc: rc, dec: json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJobRequest))}
+}
+
+// request decodes the job request at the start of the body.
+func (b *jobRequestBody) request() (JobRequest, *escrow.Lock, error) {
+	var req JobRequest
+	if err := b.dec.Decode(&req); err != nil {
+		return JobRequest{}, nil, bodyError("decode job request", err)
+	}
+	return checkJobRequest(req)
+}
+
+// confirmed reads the rest of the body, which must end without more
+// data: the buyer's word that its lock is durable. A body that breaks off
+// instead is a lock the buyer did not write.
+func (b *jobRequestBody) confirmed() error {
+	var extra json.RawMessage
+	err := b.dec.Decode(&extra)
+	if err == nil {
+		return errors.New("data after the job request")
+	}
+	if !errors.Is(err, io.EOF) {
+		return bodyError("the body ended before the buyer confirmed its lock", err)
+	}
+	if b.rc != nil {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return nil
+}
+
+// bodyError says what reading a job body failed at.
+func bodyError(what string, err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return fmt.Errorf("request body over the %d byte limit", maxJobRequest)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // checkJob checks that the quote is ours and still valid, that the lock
@@ -385,12 +442,8 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	if !ok || s.refuseBuyer(w, buyer) {
 		return
 	}
-	body, err := readBody(w, r, maxJobRequest)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	req, lock, err := DecodeJobRequest(body)
+	body := newJobRequestBody(w, r)
+	req, lock, err := body.request()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -442,6 +495,11 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.untake(job)
+	if err := body.confirmed(); err != nil {
+		s.log.Debug("job not confirmed", "remote_peer", buyer, "job", lock.JobID, "err", err)
+		writeError(w, http.StatusBadRequest, "lock not confirmed: "+err.Error())
+		return
+	}
 	failpoint.Inject("seller/after-accept-lock")
 	s.rememberCounterparty(buyer)
 	s.runJob(w, r, o, job, req.Input)

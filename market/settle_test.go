@@ -168,6 +168,29 @@ func FuzzDecodeJobRequestNoPanic(f *testing.F) {
 	})
 }
 
+// FuzzJobRequestBodyNoPanic reads a POST /jobs body as the seller does:
+// the request, then the end that confirms its lock. A body accepted so
+// is one JSON request and nothing after it but white space.
+func FuzzJobRequestBodyNoPanic(f *testing.F) {
+	f.Add([]byte(`{"quote":{"quote":{"v":1,"quote_id":"x","price":"0.05"},"signature":"AA=="},"lock":{"type":"lock"},"input":{"data":[1]}}`))
+	f.Add([]byte(`{"input":{"data":[1]},"lock":{}} {"more":1}`))
+	f.Add([]byte(`{"input":{"data":[1]},"lock":{}}` + "\n\n"))
+	f.Add([]byte(`{"input":`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := &jobRequestBody{dec: json.NewDecoder(bytes.NewReader(data))}
+		req, lock, err := b.request()
+		if err != nil {
+			return
+		}
+		require.NotNil(t, lock)
+		require.NotEmpty(t, req.Input)
+		if b.confirmed() == nil {
+			end := b.dec.InputOffset()
+			require.Empty(t, bytes.TrimSpace(data[end:]), "nothing but white space after the request")
+		}
+	})
+}
+
 func FuzzDecodeQuoteRequestNoPanic(f *testing.F) {
 	f.Add([]byte(`{"capability":"compute.statistics.mean"}`))
 	f.Add([]byte(`{"capability":1}`))
