@@ -1,6 +1,7 @@
 package escrow
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -34,12 +36,6 @@ type LockParams struct {
 	// Also is written with a new lock, in its transaction (not when the
 	// job ID was locked before).
 	Also Also
-	// Signed, if not nil, is called with the new lock once it is signed,
-	// before its transaction, on Lock's goroutine: the buyer may send the
-	// lock on while it is being written, and must not treat it as held
-	// until Lock returns it (a lock already stored is returned without a
-	// call).
-	Signed func(*Lock)
 }
 
 // NewJobID returns a random job ID (26 lowercase base32 characters).
@@ -56,6 +52,34 @@ func NewJobID() string {
 // Too little available fails with ErrInsufficientFunds, a lock past one of
 // p.SpendCaps with a *SpendCapError (ErrSpendCap).
 func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
+	s, err := e.SignLock(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return s.Write(ctx)
+}
+
+// SignedLock is a lock that SignLock signed and that is not written yet:
+// the buyer may send it on while Write stores it, and must not treat it as
+// held until Write returns it.
+type SignedLock struct {
+	// Lock is the lock as signed, or the one stored before for the job
+	// ID (then Write stores nothing and returns it).
+	Lock *Lock
+
+	e       *Escrow
+	p       LockParams
+	now     time.Time
+	stored  bool
+	release func() // the rail's reservation of the lock's cover
+	once    sync.Once
+}
+
+// SignLock checks p and signs its lock, as Lock does before its
+// transaction (on a rail, after reserving the lock's cover). Write must
+// be called once on what it returns: it writes the lock and ends the
+// reservation.
+func (e *Escrow) SignLock(ctx context.Context, p LockParams) (*SignedLock, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -67,26 +91,50 @@ func (e *Escrow) Lock(ctx context.Context, p LockParams) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock job %s: %w", truncate(p.JobID), err)
 	}
+	s := &SignedLock{Lock: l, e: e, p: p, now: now, release: func() {}}
 	if e.cfg.rail != nil {
 		stored, err := e.storedLock(ctx, l)
-		if stored != nil || err != nil {
-			return stored, err
+		if err != nil {
+			return nil, err
 		}
-		release, err := e.prepareRailLock(ctx, l, p.SellerAddress)
+		if stored != nil {
+			s.Lock, s.stored = stored, true
+			return s, nil
+		}
+		s.release, err = e.prepareRailLock(ctx, l, p.SellerAddress)
 		if err != nil {
 			return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
 		}
-		defer release() // after the lock is stored (or not): it counts from Badger then
 	}
 	if err := l.sign(e.key); err != nil {
+		s.release()
 		return nil, fmt.Errorf("lock job %s: %w", l.JobID, err)
 	}
-	if p.Signed != nil {
-		p.Signed(l)
+	return s, nil
+}
+
+// Write stores the signed lock: the amount moves from available to held
+// in one transaction, with p.Also. It returns the lock held for the job,
+// which is the signed one unless the job ID was locked before with the
+// same terms. Only its first call writes; later ones fail.
+func (s *SignedLock) Write(ctx context.Context) (*Lock, error) {
+	if s.stored {
+		return s.Lock, nil
 	}
+	first := false
+	s.once.Do(func() { first = true })
+	if !first {
+		return nil, fmt.Errorf("lock job %s: written already", s.Lock.JobID)
+	}
+	defer s.release() // after the lock is stored (or not): it counts from Badger then
+	return s.e.writeLock(ctx, s.Lock, s.p, s.now)
+}
+
+// writeLock is Lock's transaction.
+func (e *Escrow) writeLock(ctx context.Context, l *Lock, p LockParams, now time.Time) (*Lock, error) {
 	var out *Lock
 	fresh := false
-	err = e.update(ctx, withAlso(func(txn *tx) error {
+	err := e.update(ctx, withAlso(func(txn *tx) error {
 		out, fresh = nil, false
 		_, err := loadRecord(txn, RoleBuyer, l.JobID)
 		if err == nil {
@@ -288,6 +336,26 @@ func (e *Escrow) RecordDelivery(ctx context.Context, d *Delivery, output []byte)
 
 // checkDelivery checks a delivery's fields and signature, before any
 // transaction.
+// CheckedDelivery is a delivery whose signature and output hash
+// CheckDelivery checked. It keeps its own copy, so nothing changes what
+// was checked.
+type CheckedDelivery struct{ d Delivery }
+
+// CheckDelivery checks d's signature and output hash, as Decide does, so
+// that a buyer may check it while it verifies the output and pass the
+// result to Decide (Verdict.Checked).
+func CheckDelivery(d *Delivery) (*CheckedDelivery, error) {
+	if err := checkDelivery(d); err != nil {
+		return nil, err
+	}
+	c := &CheckedDelivery{d: *d}
+	c.d.Signature = bytes.Clone(d.Signature)
+	return c, nil
+}
+
+// covers reports whether c is the check of d.
+func (c *CheckedDelivery) covers(d *Delivery) bool { return c != nil && c.d.equal(d) }
+
 func checkDelivery(d *Delivery) error {
 	if d == nil {
 		return fmt.Errorf("%w: nil delivery", ErrInvalidMessage)
@@ -467,6 +535,9 @@ func (e *Escrow) decide(txn *tx, c *decisionOp) error {
 	rec := *prev
 	switch {
 	case c.decision == DecisionRelease:
+		if prev.Rail != "" && e.cfg.rail == nil {
+			return fmt.Errorf("%w: the job was locked on rail %s, this node settles on %s", ErrBadState, prev.Rail, e.RailName())
+		}
 		if prev.Rail != "" && (c.rl == nil || c.rl.jobID != jobID) {
 			return fmt.Errorf("%w: no signed release of rail %s for the job", ErrBadState, prev.Rail)
 		}
@@ -531,6 +602,10 @@ type Verdict struct {
 	// Reason and FailedChecks go with a refund.
 	Reason       string
 	FailedChecks []string
+	// Checked, if not nil, is the delivery as CheckDelivery checked it
+	// (while the output was verified): Decide does not check a delivery
+	// equal to it again.
+	Checked *CheckedDelivery
 }
 
 // VerdictAccept is the verdict of Accept: the output passed, and the hold
@@ -554,33 +629,58 @@ func (e *DeliveryError) Unwrap() error { return e.Err }
 // recorded before. also is written with the verdict. The settle is nil for
 // VerdictAccept.
 func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output []byte, v Verdict, also ...Also) (*Settle, error) {
-	if d != nil {
+	dc, err := e.NewDecision(ctx, jobID, d, output, v)
+	if err != nil {
+		return nil, err
+	}
+	return dc.Commit(ctx, also...)
+}
+
+// Decision is a Decide checked and ready to commit: NewDecision checks
+// it, Prepare may work its change out ahead of the commit, while the buyer
+// waits for something else, and Commit writes it.
+type Decision struct {
+	e       *Escrow
+	jobID   string
+	verdict string
+	c       *decisionOp // nil for VerdictAccept
+	change  func(*tx) error
+	prep    *prepared
+	once    sync.Once
+
+	deliveryErr error // why the delivery was refused, from the change
+}
+
+// NewDecision checks a Decide's delivery and verdict, and signs a rail's
+// release, as Decide does before its transaction. Errors are Decide's.
+func (e *Escrow) NewDecision(ctx context.Context, jobID string, d *Delivery, output []byte, v Verdict) (*Decision, error) {
+	if d != nil && !v.Checked.covers(d) {
 		if err := checkDelivery(d); err != nil {
 			return nil, &DeliveryError{Err: fmt.Errorf("record delivery: %w", err)}
 		}
-		if d.JobID != jobID {
-			return nil, &DeliveryError{Err: fmt.Errorf("record delivery: %w: the delivery is for job %s, not %s", ErrInvalidMessage, truncate(d.JobID), truncate(jobID))}
-		}
 	}
-	var c *decisionOp
+	if d != nil && d.JobID != jobID {
+		return nil, &DeliveryError{Err: fmt.Errorf("record delivery: %w: the delivery is for job %s, not %s", ErrInvalidMessage, truncate(d.JobID), truncate(jobID))}
+	}
+	dc := &Decision{e: e, jobID: jobID, verdict: v.Decision}
 	now := e.now()
 	switch v.Decision {
 	case VerdictAccept:
 	case DecisionRelease, DecisionRefund:
 		var err error
-		if c, err = e.newDecision(ctx, jobID, v.Decision, v.Reason, v.FailedChecks, ""); err != nil {
+		if dc.c, err = e.newDecision(ctx, jobID, v.Decision, v.Reason, v.FailedChecks, ""); err != nil {
 			return nil, err
 		}
-		now = c.now
+		now = dc.c.now
 	default:
 		return nil, fmt.Errorf("decide job %s: %w: verdict %q", truncate(jobID), ErrInvalidMessage, truncate(v.Decision))
 	}
-	var deliveryErr error
-	err := e.update(ctx, withAlso(func(txn *tx) error {
-		deliveryErr = nil
+	c := dc.c
+	dc.change = func(txn *tx) error {
+		dc.deliveryErr = nil
 		if d != nil {
 			if err := recordDelivery(txn, d, output, now); err != nil {
-				deliveryErr = err
+				dc.deliveryErr = err
 				return err
 			}
 		}
@@ -588,12 +688,40 @@ func (e *Escrow) Decide(ctx context.Context, jobID string, d *Delivery, output [
 			return acceptJob(txn, jobID, now)
 		}
 		return e.decide(txn, c)
-	}, func() bool { return c == nil || c.out != nil }, also))
-	if deliveryErr != nil {
-		return nil, &DeliveryError{Err: fmt.Errorf("record delivery of %s: %w", jobID, deliveryErr)}
+	}
+	return dc, nil
+}
+
+// Prepare works the decision's change out now, in a view, so that Commit
+// only checks that nothing it read changed and writes it (and works it
+// out again if something did). Its reads and writes are the job's and
+// the balance's: a change to either meanwhile, another job's lock on the
+// same balance included, costs a second run in the commit. So it does
+// nothing while other changes are being committed (the node is busy and
+// the balance will have moved), nor on a rail (a rail's change reads its
+// index by range).
+func (dc *Decision) Prepare(ctx context.Context) {
+	if dc.e.cfg.rail != nil || !dc.e.commitIdle() {
+		return
+	}
+	dc.prep = dc.e.prepare(ctx, dc.change)
+}
+
+// Commit writes the decision with also, durable when it returns, once:
+// a second call fails. The settle is nil for VerdictAccept.
+func (dc *Decision) Commit(ctx context.Context, also ...Also) (*Settle, error) {
+	first := false
+	dc.once.Do(func() { first = true })
+	if !first {
+		return nil, fmt.Errorf("%s job %s: committed already", dc.verdict, truncate(dc.jobID))
+	}
+	e, c := dc.e, dc.c
+	err := e.update(ctx, withAlso(dc.prep.apply(dc.change), func() bool { return c == nil || c.out != nil }, also))
+	if dc.deliveryErr != nil {
+		return nil, &DeliveryError{Err: fmt.Errorf("record delivery of %s: %w", dc.jobID, dc.deliveryErr)}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s job %s: %w", v.Decision, truncate(jobID), err)
+		return nil, fmt.Errorf("%s job %s: %w", dc.verdict, truncate(dc.jobID), err)
 	}
 	if c == nil {
 		return nil, nil
@@ -613,7 +741,9 @@ type railSigned struct {
 // released; nil for credits jobs and refunds. A release signed for a job
 // the transaction then finds settled is never sent.
 func (e *Escrow) railRelease(ctx context.Context, jobID, decision string) (*railSigned, error) {
-	if decision != DecisionRelease {
+	if decision != DecisionRelease || e.cfg.rail == nil {
+		// Without a rail no job can be released on one: decide refuses a
+		// rail job's release without its signed release.
 		return nil, nil
 	}
 	var l *Lock

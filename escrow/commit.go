@@ -1,6 +1,7 @@
 package escrow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,11 @@ type tx struct {
 	txn   *badger.Txn
 	batch map[string]write // writes of earlier changes in the batch; nil in a view
 	local map[string]write // this change's writes; nil in a view
+	// reads, when not nil, records what each key held when the change
+	// first read it from the store (prepare); scanned that it read a
+	// range, which reads cannot replay.
+	reads   map[string]readValue
+	scanned bool
 }
 
 type write struct {
@@ -41,12 +47,28 @@ func (t *tx) get(key []byte) ([]byte, error) {
 	}
 	item, err := t.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
+		t.read(key, nil, false)
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
-	return item.ValueCopy(nil)
+	v, err := item.ValueCopy(nil)
+	if err == nil {
+		t.read(key, v, true)
+	}
+	return v, err
+}
+
+// read records, while t records its reads, what key held when it was
+// first read.
+func (t *tx) read(key, val []byte, found bool) {
+	if t.reads == nil {
+		return
+	}
+	if _, ok := t.reads[string(key)]; !ok {
+		t.reads[string(key)] = readValue{val: val, found: found}
+	}
 }
 
 // has reports whether key has a value.
@@ -111,6 +133,74 @@ func alsoOf(a Also) []Also {
 		return nil
 	}
 	return []Also{a}
+}
+
+// readValue is what a key held when a prepared change read it.
+type readValue struct {
+	val   []byte
+	found bool
+}
+
+// prepared is a change worked out ahead of its batch, in a view: the
+// keys it read with what they held, and its writes. A change is a
+// function of what it reads (it may run more than once and only sets its
+// results), so in its batch the writes stand as they are if every key it
+// read still holds the same; otherwise it runs again there. Its results
+// are those of the run whose writes are committed.
+type prepared struct {
+	reads  map[string]readValue
+	writes map[string]write
+}
+
+// prepare runs fn in a view, recording its reads, for a commit to come
+// (apply). It returns nil, and the commit then just runs fn, if fn failed
+// or read a range (scanKeys): a range's reads are not recorded. fn must
+// read the store only through its tx (get, has, scanKeys), never through
+// a Badger iterator of its own.
+func (e *Escrow) prepare(ctx context.Context, fn func(*tx) error) *prepared {
+	var p *prepared
+	_ = e.view(ctx, func(t *tx) error {
+		t.local, t.reads = map[string]write{}, map[string]readValue{}
+		if fn(t) == nil && !t.scanned {
+			p = &prepared{reads: t.reads, writes: t.local}
+		}
+		return nil
+	})
+	return p
+}
+
+// apply is fn for a batch: p's writes if what p read still holds, else
+// fn run anew.
+func (p *prepared) apply(fn func(*tx) error) func(*tx) error {
+	if p == nil {
+		return fn
+	}
+	return func(t *tx) error {
+		if !p.holds(t) {
+			return fn(t)
+		}
+		for k, w := range p.writes {
+			t.local[k] = w
+		}
+		return nil
+	}
+}
+
+// holds reports whether every key p read holds what it held then, as t
+// sees it (the batch's earlier writes included).
+func (p *prepared) holds(t *tx) bool {
+	for k, r := range p.reads {
+		v, err := t.get([]byte(k))
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if r.found {
+				return false
+			}
+		case err != nil, !r.found, !bytes.Equal(v, r.val):
+			return false
+		}
+	}
+	return true
 }
 
 // pendingOp is one change waiting for its batch to commit.
@@ -186,6 +276,14 @@ func (e *Escrow) updateWithin(ctx context.Context, wait time.Duration, fn func(*
 			c.mu.Unlock() // a leader is committing: it takes op, or hands op the lead
 		}
 	}
+}
+
+// commitIdle reports whether no change is being committed or waits to be.
+func (e *Escrow) commitIdle() bool {
+	c := &e.commit
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.leading && len(c.queue) == 0
 }
 
 // lead commits queued batches until me is done, then passes the lead on.

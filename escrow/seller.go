@@ -41,6 +41,7 @@ type Accepting struct {
 	input   []byte
 	release func() // the rail's reservation of the lock's cover
 	closed  sync.Once
+	signed  *Delivery // SignDelivery's, for AcceptDelivered
 }
 
 // PrepareAccept checks a buyer's lock as AcceptLock does, before anything
@@ -131,6 +132,9 @@ func (a *Accepting) Accept(ctx context.Context, also ...Also) (fresh bool, err e
 // the job here, and the buyer's deadline refunds it. also is written in
 // the same transaction. fresh is false when the same lock was accepted
 // meanwhile: nothing is written and the delivery is nil.
+//
+// A delivery that SignDelivery signed for the same output is the one
+// written and returned.
 func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, also ...Also) (d *Delivery, fresh bool, err error) {
 	e, l := a.e, a.lock
 	if e.closed.Load() {
@@ -138,19 +142,40 @@ func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, also ...
 	}
 	outputHash := HashHex(output)
 	now := e.now()
+	signed := a.signed
+	if signed != nil && signed.OutputHash == outputHash {
+		now = signed.DeliveredAt
+	} else {
+		signed = nil
+	}
 	err = e.update(ctx, withAlso(func(txn *tx) error {
 		d = nil
 		var err error
 		if fresh, err = e.acceptLock(txn, l, a.input, now); err != nil || !fresh {
 			return err
 		}
-		d, err = e.deliver(txn, l.JobID, output, outputHash, now)
+		d, err = e.deliverSigned(txn, l.JobID, output, outputHash, now, signed)
 		return err
 	}, func() bool { return fresh }, also))
 	if err != nil {
 		return nil, false, fmt.Errorf("accept and deliver job %s: %w", truncate(l.JobID), err)
 	}
 	return d, fresh, nil
+}
+
+// SignDelivery signs the delivery of output for the checked lock, dated
+// now, without writing anything: AcceptDelivered then writes this very
+// delivery. The seller may send it while AcceptDelivered commits, if the
+// buyer acts on it only once told that the commit is durable; before then
+// a crash may leave the seller no trace of the job.
+func (a *Accepting) SignDelivery(output []byte) (*Delivery, error) {
+	e, l := a.e, a.lock
+	d := &Delivery{JobID: l.JobID, OutputHash: HashHex(output), Seller: e.self, DeliveredAt: msgTime(e.now())}
+	if err := d.sign(e.key); err != nil {
+		return nil, err
+	}
+	a.signed = d
+	return d, nil
 }
 
 // acceptedBefore reports whether the seller-side record of l's job holds
@@ -280,6 +305,12 @@ func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte, also 
 // deliver is the change of a delivery: the stored one when the same
 // output was delivered before.
 func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string, now time.Time) (*Delivery, error) {
+	return e.deliverSigned(txn, jobID, output, outputHash, now, nil)
+}
+
+// deliverSigned is deliver with the delivery signed before, if not nil
+// (for output and dated now).
+func (e *Escrow) deliverSigned(txn *tx, jobID string, output []byte, outputHash string, now time.Time, signed *Delivery) (*Delivery, error) {
 	prev, err := loadRecord(txn, RoleSeller, jobID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: no accepted lock for this job", ErrUnknownJob)
@@ -303,9 +334,12 @@ func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string
 	if now.After(prev.Deadline) {
 		return nil, fmt.Errorf("%w: the deadline %s has passed", ErrBadState, wireTime(prev.Deadline))
 	}
-	d := &Delivery{JobID: jobID, OutputHash: outputHash, Seller: e.self, DeliveredAt: msgTime(now)}
-	if err := d.sign(e.key); err != nil {
-		return nil, err
+	d := signed
+	if d == nil {
+		d = &Delivery{JobID: jobID, OutputHash: outputHash, Seller: e.self, DeliveredAt: msgTime(now)}
+		if err := d.sign(e.key); err != nil {
+			return nil, err
+		}
 	}
 	rec := *prev
 	rec.State = StateDelivered

@@ -195,6 +195,7 @@ func addSat(a, b int64) int64 {
 // in one batch would not see each other.) It collects the keys first: a
 // read-write Badger transaction allows one iterator at a time, and fn reads.
 func scanKeys(txn *tx, prefix, start []byte, fn func(k []byte) error) error {
+	txn.scanned = true
 	seen := map[string]bool{}
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false

@@ -27,7 +27,11 @@
 //     checked and the job taken, its handler not started; the lock is
 //     written with the delivery, or on its own once the job runs past
 //     acceptGrace), seller/after-deliver (finish and finishTaken: the
-//     delivery written, the result not sent yet), seller/after-apply-settle (handleSettle:
+//     delivery written, the result not sent yet), seller/after-early-delivery
+//     (finishEarly: the output and its signed delivery sent to a buyer that
+//     takes them early, before they are written),
+//     buyer/after-early-delivery (runJob: such a delivery checked, nothing
+//     of it written), seller/after-apply-settle (handleSettle:
 //     ApplySettle succeeded), escrow/before-fire (escrow/timers.go, the top
 //     of fire). A killed daemon stays down past every due time of its jobs
 //     and is then restarted.

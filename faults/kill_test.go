@@ -42,6 +42,11 @@ var killCases = []killCase{
 	{name: "seller-after-deliver-honest", first: map[string]string{"seller": "seller/after-deliver=kill"}},
 	{name: "seller-after-deliver-liar", liar: true, first: map[string]string{"seller": "seller/after-deliver=kill"}},
 	{name: "seller-after-apply-settle", first: map[string]string{"seller": "seller/after-apply-settle=kill"}},
+	// The delivery went out early and its commit never happened: the
+	// buyer must not take it for delivered.
+	{name: "seller-after-early-delivery-honest", first: map[string]string{"seller": "seller/after-early-delivery=kill"}},
+	{name: "seller-after-early-delivery-liar", liar: true, first: map[string]string{"seller": "seller/after-early-delivery=kill"}},
+	{name: "buyer-after-early-delivery", first: map[string]string{"buyer": "buyer/after-early-delivery=kill"}},
 	// The buyer dies after its lock, and again when its deadline timer
 	// fires at the restart.
 	{name: "buyer-before-fire", first: map[string]string{"buyer": "buyer/after-lock=kill"},

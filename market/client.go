@@ -195,6 +195,9 @@ func (c *agentClient) streamBody(ctx context.Context, seller peer.AddrInfo, path
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if path == "/jobs" {
+		req.Header.Set(DeliveryHeader, EarlyDelivery)
+	}
 	resp, err := c.roundTrip(req, seller, true)
 	if err != nil {
 		cancel()

@@ -525,12 +525,55 @@ func (b *Buyer) runHire(ctx context.Context, s Seller, q SignedQuote, req HireRe
 	if err != nil {
 		return HireResult{Rail: b.escrow.RailName()}, err
 	}
-	out, delivery, res, err := b.run(ctx, s, q, held, req)
+	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
+	out, delivery, pre, res, err := b.run(ctx, s, q, held, req, spec)
 	if err != nil {
 		return res, err
 	}
-	spec := verifySpec{capability: req.Capability, standard: req.standard, input: req.Input, outputSchema: s.Listing.Listing.OutputSchema}
-	return b.verifyAndSettle(ctx, res, spec, out, delivery, held.lock.Deadline)
+	return b.verifyAndSettle(ctx, res, spec, out, delivery, pre, held.lock.Deadline)
+}
+
+// precheck is what the buyer checked of an early delivery
+// (EventDelivery) while the seller wrote it: the delivery's signature
+// and, for an output of at most precheckMax bytes, its verification.
+type precheck struct {
+	out     json.RawMessage
+	d       *escrow.Delivery
+	event   Event // the delivery event, passed on as the result
+	checked *escrow.CheckedDelivery
+	err     error    // why the delivery's check failed
+	v       *verdict // nil: not verified yet
+	// decision is the decision on a verified output, its change worked
+	// out while the seller writes the delivery.
+	decision *escrow.Decision
+}
+
+// precheckMax is the largest output verified before its delivery is
+// durable. Verification is in memory and bounded by the output's size;
+// a larger output is verified after, when a slow verification has the
+// delivery written meanwhile (decideGrace).
+const precheckMax = 64 << 10
+
+// prechecked checks an early delivery as verifyAndSettle would and, for
+// an output that passed, makes its decision ready (escrow.Decision).
+func (b *Buyer) prechecked(ctx context.Context, spec verifySpec, ev Event, d *escrow.Delivery) *precheck {
+	p := &precheck{out: ev.Output, d: d, event: ev}
+	p.checked, p.err = escrow.CheckDelivery(d)
+	if p.err != nil || len(ev.Output) > precheckMax || d.OutputHash != escrow.HashHex(ev.Output) {
+		return p
+	}
+	v := check(ctx, spec, ev.Output)
+	p.v = &v
+	// On a rail the decision signs the rail's release: that waits for
+	// the delivery to be durable.
+	if v.passed && b.escrow.RailName() == escrow.RailCredits {
+		dec, err := b.escrow.NewDecision(ctx, d.JobID, d, ev.Output, v.escrowVerdict(p.checked))
+		if err == nil {
+			dec.Prepare(ctx)
+			p.decision = dec
+		}
+	}
+	return p
 }
 
 // heldLock is a lock signed and being written: its job request goes to
@@ -588,9 +631,13 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 	}
 	also, recorded := b.jobs.putWith(rec)
 	lp.Also = also
-	signed := make(chan *escrow.Lock, 1)
-	lp.Signed = func(l *escrow.Lock) { signed <- l }
-	h := &heldLock{done: make(chan struct{})}
+	// Signed here, the lock goes to the seller from this goroutine while
+	// another writes it.
+	signed, err := b.escrow.SignLock(ctx, lp)
+	if err != nil {
+		return nil, b.lockError(q, err)
+	}
+	h := &heldLock{lock: signed.Lock, done: make(chan struct{})}
 	h.finish = func() (HireResult, error) {
 		if h.err != nil {
 			return HireResult{Rail: b.escrow.RailName()}, b.lockError(q, h.err)
@@ -609,24 +656,9 @@ func (b *Buyer) lock(ctx context.Context, s Seller, q SignedQuote, req HireReque
 		return res, nil
 	}
 	go func() {
-		h.stored, h.err = b.escrow.Lock(ctx, lp)
+		h.stored, h.err = signed.Write(ctx)
 		close(h.done)
 	}()
-	select {
-	case h.lock = <-signed:
-		return h, nil
-	case <-h.done:
-	}
-	select {
-	case h.lock = <-signed: // signed, then written at once
-		return h, nil
-	default:
-	}
-	if h.err != nil {
-		_, err := h.wait()
-		return nil, err
-	}
-	h.lock = h.stored // stored before: nothing to sign
 	return h, nil
 }
 
@@ -672,30 +704,31 @@ var errLockNotHeld = errors.New("the lock was not written")
 // error says how it ended (errTryNext: the seller refused the job before
 // starting it, so the next seller may be tried). A lock that failed ends
 // the hire with the lock's error, whatever the seller answered.
-func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, held *heldLock, req HireRequest) (json.RawMessage, *escrow.Delivery, HireResult, error) {
+func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, held *heldLock, req HireRequest, spec verifySpec) (json.RawMessage, *escrow.Delivery, *precheck, HireResult, error) {
 	lock := held.lock
 	lockJSON, _ := json.Marshal(lock)
 	jobBody, err := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: req.Input})
 	if err != nil {
 		res, lerr := held.wait()
 		if lerr != nil {
-			return nil, nil, res, lerr
+			return nil, nil, nil, res, lerr
 		}
 		res, err = b.refund(res, "encode job request", nil, err)
-		return nil, nil, res, err
+		return nil, nil, nil, res, err
 	}
 	var res HireResult
 	jobStart := time.Now()
-	out, delivery, runErr := b.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, held, jobBody, req.Progress)
+	early := func(ev Event, d *escrow.Delivery) *precheck { return b.prechecked(ctx, spec, ev, d) }
+	out, delivery, pre, runErr := b.runJob(withConnRecorder(ctx, &res.Connection), s.Peer, held, jobBody, req.Progress, early)
 	conn := res.Connection
 	res, lerr := held.wait()
 	res.Connection = conn
 	if lerr != nil {
-		return nil, nil, res, lerr
+		return nil, nil, nil, res, lerr
 	}
 	if runErr == nil {
 		b.recordLatency(s.Peer.ID, req.Capability, time.Since(jobStart))
-		return out, delivery, res, nil
+		return out, delivery, pre, res, nil
 	}
 	var se *StatusError
 	switch {
@@ -704,9 +737,9 @@ func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, held *heldLock
 		// Refused before it started: refund, and let Hire try the next seller.
 		r, err := b.refund(res, "seller refused the job: "+se.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, se))
 		if err == nil || errors.Is(err, ErrJobFailed) {
-			return nil, nil, r, fmt.Errorf("%w: %v", errTryNext, se)
+			return nil, nil, nil, r, fmt.Errorf("%w: %v", errTryNext, se)
 		}
-		return nil, nil, r, err
+		return nil, nil, nil, r, err
 	case errors.Is(context.Cause(ctx), ErrCancelled):
 		res, err = b.refund(res, ErrCancelled.Error(), nil, ErrCancelled)
 	case errors.Is(runErr, ErrTimedOut):
@@ -714,7 +747,7 @@ func (b *Buyer) run(ctx context.Context, s Seller, q SignedQuote, held *heldLock
 	default:
 		res, err = b.refund(res, runErr.Error(), nil, fmt.Errorf("%w: %v", ErrJobFailed, runErr))
 	}
-	return nil, nil, res, err
+	return nil, nil, nil, res, err
 }
 
 // postJob POSTs the job and returns its event stream. A seller that is
@@ -741,7 +774,11 @@ func (b *Buyer) postJob(ctx context.Context, seller peer.AddrInfo, held *heldLoc
 // before a result, it asks the seller for the job's status until the lock's
 // deadline; a lock that was not written leaves the seller nothing to ask.
 // It returns the output and the signed delivery, or why not.
-func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock, body []byte, progress func(Event)) (json.RawMessage, *escrow.Delivery, error) {
+//
+// An early delivery (EventDelivery) is checked by early while the seller
+// writes it, and returned with that check once EventDurable says it is
+// written; the hire's progress sees it as the result then.
+func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock, body []byte, progress func(Event), early func(Event, *escrow.Delivery) *precheck) (json.RawMessage, *escrow.Delivery, *precheck, error) {
 	lock := held.lock
 	jctx, cancel := context.WithDeadline(ctx, lock.Deadline.Add(deadlineSlack))
 	defer cancel()
@@ -749,18 +786,19 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 	if err != nil {
 		var se *StatusError
 		if errors.As(err, &se) {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if _, lerr := held.wait(); lerr != nil {
-			return nil, nil, lerr
+			return nil, nil, nil, lerr
 		}
-		return b.pollJob(ctx, seller, lock, false)
+		out, d, err := b.pollJob(ctx, seller, lock, false)
+		return out, d, nil, err
 	}
 	defer resp.Body.Close()
 	// A seller answers once the body has ended, so the lock is written by
 	// now; the wait orders its bookkeeping (the locked event) first.
 	if _, lerr := held.wait(); lerr != nil {
-		return nil, nil, lerr
+		return nil, nil, nil, lerr
 	}
 	// A stream read does not watch the context by itself: close the body
 	// when the hire is cancelled or its deadline passes.
@@ -768,40 +806,70 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 	defer stopWatch()
 	r := b.eventReader(resp.Body)
 	defer b.putEventReader(r)
+	var pre *precheck // an early delivery, not durable yet
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
 			b.log.Debug("job stream broke", "job", lock.JobID, "err", err)
 			if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
-				return nil, nil, ErrCancelled
+				return nil, nil, nil, ErrCancelled
 			}
 			// The seller accepted the job and streamed its progress: if the
-			// deadline ends it now, the seller was still working.
-			return b.pollJob(ctx, seller, lock, true)
+			// deadline ends it now, the seller was still working. An early
+			// delivery without its durable counts for nothing.
+			out, d, err := b.pollJob(ctx, seller, lock, true)
+			return out, d, nil, err
 		}
 		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
-			return nil, nil, fmt.Errorf("seller sent a malformed event")
+			return nil, nil, nil, fmt.Errorf("seller sent a malformed event")
+		}
+		switch ev.Type {
+		case EventDelivery:
+			if pre != nil {
+				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: a second delivery")
+			}
+			d, err := escrow.DecodeDelivery(ev.Delivery)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("seller's delivery: %w", err)
+			}
+			pre = early(ev, d)
+			// A kill here: the buyer has written nothing of the delivery.
+			failpoint.Inject("buyer/after-early-delivery")
+			continue
+		case EventDurable:
+			if pre == nil {
+				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: durable before any delivery")
+			}
+			if progress != nil {
+				res := pre.event
+				res.Type = EventResult
+				progress(res)
+			}
+			return pre.out, pre.d, pre, nil
 		}
 		if progress != nil {
 			progress(ev)
 		}
 		switch ev.Type {
 		case EventResult:
+			if pre != nil {
+				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: a result after an early delivery")
+			}
 			d, err := escrow.DecodeDelivery(ev.Delivery)
 			if err != nil {
-				return nil, nil, fmt.Errorf("seller's delivery: %w", err)
+				return nil, nil, nil, fmt.Errorf("seller's delivery: %w", err)
 			}
-			return ev.Output, d, nil
+			return ev.Output, d, nil, nil
 		case EventError:
 			if ev.Status == http.StatusGatewayTimeout {
-				return nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, ev.Message)
+				return nil, nil, nil, fmt.Errorf("%w: %s", ErrTimedOut, ev.Message)
 			}
 			msg := ev.Message
 			for _, reason := range ev.Reasons {
 				msg += "; " + reason
 			}
-			return nil, nil, errors.New(msg)
+			return nil, nil, nil, errors.New(msg)
 		}
 	}
 }
@@ -916,7 +984,10 @@ const decideGrace = 50 * time.Millisecond
 
 // verifyAndSettle checks the output against the seller's signed delivery
 // and the verifier, then releases, refunds or accepts it (decide).
-func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery, deadline time.Time) (HireResult, error) {
+//
+// pre, if not nil, is what was checked of the delivery before it was
+// durable, and is not done again.
+func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verifySpec, out json.RawMessage, d *escrow.Delivery, pre *precheck, deadline time.Time) (HireResult, error) {
 	// The output is here: from now on the hire's own deadline must not cut
 	// verification or settlement short, or a good job would wait for the
 	// window's auto-release.
@@ -931,7 +1002,7 @@ func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verify
 			return b.deliveryRefused(ctx, res, err)
 		}
 		failpoint.Inject("buyer/after-record-delivery")
-		return b.decide(ctx, res, check(ctx, spec, out), out, nil)
+		return b.decide(ctx, res, pre.verdict(ctx, spec, out), out, nil)
 	}
 	// Verification runs here; if it outlasts the grace, the timer writes
 	// the delivery meanwhile.
@@ -941,8 +1012,18 @@ func (b *Buyer) verifyAndSettle(ctx context.Context, res HireResult, spec verify
 	// the seller for it again (reconcile.go). A sleep is a slow
 	// verification: the delivery is written when the grace ends.
 	failpoint.Inject("buyer/after-record-delivery")
-	v := check(ctx, spec, out)
+	v := pre.verdict(ctx, spec, out)
 	if t.Stop() {
+		// The delivery is checked here, before the decision's commit,
+		// which then does not check it again.
+		if pre != nil {
+			v.checked, v.checkErr = pre.checked, pre.err
+			if pre.d == d {
+				v.decision = pre.decision
+			}
+		} else {
+			v.checked, v.checkErr = escrow.CheckDelivery(d)
+		}
 		return b.decide(ctx, res, v, out, d)
 	}
 	if err := <-recorded; err != nil {
@@ -956,6 +1037,30 @@ type verdict struct {
 	report   verify.Report
 	passed   bool
 	standard bool // a standard verifier's: release; else accept
+	// checked is the delivery's check, if done (else Decide does it);
+	// checkErr why it failed.
+	checked  *escrow.CheckedDelivery
+	checkErr error
+	// decision is the escrow's decision on a passed output, if made
+	// ready (prechecked); it records the delivery too.
+	decision *escrow.Decision
+}
+
+// escrowVerdict is the escrow's verdict on an output that passed: release
+// after a standard verifier, else accept (the hold waits for the window).
+func (v verdict) escrowVerdict(checked *escrow.CheckedDelivery) escrow.Verdict {
+	if v.standard {
+		return escrow.Verdict{Decision: escrow.DecisionRelease, Checked: checked}
+	}
+	return escrow.Verdict{Decision: escrow.VerdictAccept, Checked: checked}
+}
+
+// verdict is the verification of out that p holds, or a new one.
+func (p *precheck) verdict(ctx context.Context, spec verifySpec, out json.RawMessage) verdict {
+	if p != nil && p.v != nil && bytes.Equal(p.out, out) {
+		return *p.v
+	}
+	return check(ctx, spec, out)
 }
 
 // check verifies out against spec.
@@ -1017,14 +1122,22 @@ func (b *Buyer) decide(ctx context.Context, res HireResult, v verdict, out json.
 		}
 		return b.refundDelivered(ctx, res, d, "verification failed", failed, ErrVerificationFailed, verified)
 	}
-	also, recorded := b.jobs.updateWith(RoleBuyer, res.JobID, verified)
-	dec := escrow.Verdict{Decision: escrow.DecisionRelease}
-	if !v.standard {
-		// No standard verifier: the hold auto-releases at the end of the
-		// verification window unless the buyer refunds first.
-		dec.Decision = escrow.VerdictAccept
+	// The record's update is encoded before the decision's commit, which
+	// every change of the escrow waits on.
+	also, recorded := b.jobs.prepareUpdate(RoleBuyer, res.JobID, verified)
+	if v.checkErr != nil {
+		return b.deliveryRefused(ctx, res, fmt.Errorf("record delivery: %w", v.checkErr))
 	}
-	st, err := b.escrow.Decide(ctx, res.JobID, d, out, dec, also)
+	// Without a standard verifier the hold auto-releases at the end of
+	// the verification window unless the buyer refunds first (accept).
+	dec := v.escrowVerdict(v.checked)
+	var st *escrow.Settle
+	var err error
+	if v.decision != nil && d != nil {
+		st, err = v.decision.Commit(ctx, also)
+	} else {
+		st, err = b.escrow.Decide(ctx, res.JobID, d, out, dec, also)
+	}
 	if dec.Decision == escrow.DecisionRelease {
 		failpoint.Inject("buyer/after-decision")
 	}

@@ -171,7 +171,11 @@ func (h *hireEvents) unsaved() bool {
 
 // MarshalJSON writes the record with its rail: escrow.RailCredits for
 // records made before rails existed.
-func (r JobRecord) MarshalJSON() ([]byte, error) {
+func (r JobRecord) MarshalJSON() ([]byte, error) { return encodeJob(r) }
+
+// encodeJob is MarshalJSON, for the store: called directly, it spares
+// encoding/json the check and compaction of a Marshaler's output.
+func encodeJob(r JobRecord) ([]byte, error) {
 	type plain JobRecord
 	if r.Rail == "" {
 		r.Rail = escrow.RailCredits
@@ -208,7 +212,7 @@ func (j *jobs) put(r JobRecord) error {
 func putJob(txn kv.Txn, r JobRecord) error {
 	r.Version = jobVersion
 	r.Input, r.Output, r.State = nil, nil, ""
-	val, err := json.Marshal(r)
+	val, err := encodeJob(r)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", r.JobID, err)
 	}
@@ -230,6 +234,56 @@ func (j *jobs) updateWith(role, jobID string, fn func(*JobRecord)) (also escrow.
 	var changed bool
 	also = func(txn kv.Txn) error {
 		var err error
+		out, changed, err = updateJob(txn, role, jobID, fn)
+		if errors.Is(err, kv.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	return also, func() {
+		if changed {
+			j.changed(out, false)
+		}
+	}
+}
+
+// prepareUpdate is updateWith with the record read, changed by fn and
+// encoded now, before the escrow change: its commit only writes the bytes
+// made ready, if the stored record is still the one read (else it updates
+// the record afresh, fn again). The work leaves the escrow's commit, which
+// every change of the node waits on.
+func (j *jobs) prepareUpdate(role, jobID string, fn func(*JobRecord)) (also escrow.Also, done func()) {
+	var read, val []byte
+	var prev, next JobRecord
+	err := j.db.View(func(txn kv.Reader) error {
+		v, err := txn.Get(jobKey(role, jobID))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(v, &prev); err != nil {
+			return err
+		}
+		next = prev
+		fn(&next)
+		next.Input, next.Output, next.State = nil, nil, ""
+		val, err = encodeJob(next)
+		read = v
+		return err
+	})
+	if err != nil {
+		return j.updateWith(role, jobID, fn)
+	}
+	var out JobRecord
+	var changed bool
+	also = func(txn kv.Txn) error {
+		v, err := txn.Get(jobKey(role, jobID))
+		if err == nil && bytes.Equal(v, read) {
+			out, changed = next, !bytes.Equal(val, v)
+			if !changed {
+				return nil
+			}
+			return setJob(txn, &prev, next, val)
+		}
 		out, changed, err = updateJob(txn, role, jobID, fn)
 		if errors.Is(err, kv.ErrNotFound) {
 			return nil
@@ -326,7 +380,7 @@ func updateJob(txn kv.Txn, role, jobID string, fn func(*JobRecord)) (JobRecord, 
 	prev := r
 	fn(&r)
 	r.Input, r.Output, r.State = nil, nil, "" // the escrow holds them; the state is derived
-	val, err := json.Marshal(r)
+	val, err := encodeJob(r)
 	if err != nil {
 		return JobRecord{}, false, err
 	}
@@ -463,7 +517,7 @@ func (j *jobs) rate(jobID string, score int) (JobRecord, error) {
 		prev := r
 		r.Rating, r.UpdatedAt = score, time.Now().UTC()
 		r.Input, r.Output, r.State = nil, nil, ""
-		val, err := json.Marshal(r)
+		val, err := encodeJob(r)
 		if err != nil {
 			return err
 		}

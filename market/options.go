@@ -80,6 +80,9 @@ type config struct {
 	// acceptGrace is how long a job's handler runs before its lock is
 	// written on its own (acceptGrace, the constant; tests change it).
 	acceptGrace time.Duration
+	// dropEarly, when set, ends a stream after its early delivery and
+	// writes nothing, as a crash before the commit would (tests only).
+	dropEarly bool
 	// runHandler replaces every handler (tests only).
 	runHandler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 	// runners run the handler kinds of other packages (HandlerRunner).

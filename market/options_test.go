@@ -42,3 +42,9 @@ func withHandler(_ *testing.T, f func(ctx context.Context, input json.RawMessage
 func withAcceptGrace(_ *testing.T, d time.Duration) Option {
 	return func(c *config) error { c.acceptGrace = d; return nil }
 }
+
+// withDropEarly makes the seller end each stream right after its early
+// delivery, writing nothing (a crash before the commit).
+func withDropEarly(_ *testing.T) Option {
+	return func(c *config) error { c.dropEarly = true; return nil }
+}

@@ -129,7 +129,7 @@ func (b *Buyer) resume(ctx context.Context, r escrow.Record) {
 		}
 		return
 	}
-	res, err = b.verifyAndSettle(ctx, res, spec, out, d, r.Deadline)
+	res, err = b.verifyAndSettle(ctx, res, spec, out, d, nil, r.Deadline)
 	b.log.Info("resumed job settled", "job", r.JobID, "state", res.State, "outcome", err)
 }
 

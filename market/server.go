@@ -36,6 +36,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		// A panic in a handler must not take down the daemon.
 		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // the handler ends the stream on purpose
+			}
 			s.log.Error("agent endpoint handler panicked", "path", r.URL.Path, "panic", v)
 			writeError(w, http.StatusInternalServerError, "internal error")
 		}

@@ -36,15 +36,17 @@ func crashKey(r, w, i int) []byte { return []byte(fmt.Sprintf("crash/%d/%d/%06d"
 // TestAcknowledgedWritesSurviveAKill kills a process that commits with
 // four writers at once (so Badger batches their transactions into one
 // write-ahead log write and one sync) and checks that every commit it had
-// acknowledged is there after a reopen, value for value. Two rounds: the
-// second writes after the replay of the first's logs.
+// acknowledged is there after a reopen, value for value. Three rounds: the
+// second writes after the replay of the first's logs, the third with one
+// writer, whose every commit Badger's writer finds idle, so the
+// committer writes and syncs it itself (the patch's writeInline).
 func TestAcknowledgedWritesSurviveAKill(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		crashWriter(dir)
 		return
 	}
 	dir := t.TempDir()
-	for round := range 2 {
+	for round := range 3 {
 		acked := runAndKill(t, dir, round, 1200)
 		d, err := Open(dir, false)
 		if err != nil {
@@ -124,7 +126,11 @@ func crashWriter(dir string) {
 	var mu sync.Mutex
 	w := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup
-	for g := range 4 {
+	writers := 4
+	if round == 2 {
+		writers = 1
+	}
+	for g := range writers {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				err := d.DB.Update(func(txn *badger.Txn) error {

@@ -108,13 +108,19 @@ type DB struct {
 	// Initialized via openMemTables.
 	nextMemFid int
 
-	opt       Options
-	manifest  *manifestFile
-	lc        *levelsController
-	vlog      valueLog
-	writeCh   chan *request
-	flushChan chan *memTable // For flushing memtables.
-	closeOnce sync.Once      // For closing DB only once.
+	opt      Options
+	manifest *manifestFile
+	lc       *levelsController
+	vlog     valueLog
+	writeCh  chan *request
+	// swarmwage patch (see third_party/PATCHES.md): writeToken is held by
+	// whoever writes requests (doWrites' writer, or a committer writing
+	// its own, writeInline); queued counts the requests sent to writeCh
+	// and not yet written.
+	writeToken chan struct{}
+	queued     atomic.Int64
+	flushChan  chan *memTable // For flushing memtables.
+	closeOnce  sync.Once      // For closing DB only once.
 
 	blockWrites atomic.Int32
 	isClosed    atomic.Uint32
@@ -256,6 +262,7 @@ func Open(opt Options) (*DB, error) {
 		imm:              make([]*memTable, 0, opt.NumMemtables),
 		flushChan:        make(chan *memTable, opt.NumMemtables),
 		writeCh:          make(chan *request, kvWriteChCapacity),
+		writeToken:       make(chan struct{}, 1),
 		opt:              opt,
 		manifest:         manifestFile,
 		dirLockGuard:     dirLockGuard,
@@ -939,6 +946,51 @@ func (db *DB) writeRequests(reqs []*request) error {
 }
 
 func (db *DB) sendToWriteCh(entries []*Entry) (*request, error) {
+	req, err := db.newRequest(entries)
+	if err != nil {
+		return nil, err
+	}
+	db.queued.Add(1)
+	db.writeCh <- req // Handled in doWrites.
+	y.NumPutsAdd(db.opt.MetricsEnabled, int64(len(entries)))
+
+	return req, nil
+}
+
+// writeInline, called under orc.writeChLock, takes the write token when
+// no request waits to be written and none is being written, and returns
+// a function that writes entries on the caller's goroutine, in order: a
+// request sent after it waits for the token. Otherwise it returns nil,
+// and the caller sends the entries to doWrites.
+//
+// swarmwage patch (see third_party/PATCHES.md): a lone commit is written
+// by its committer, not handed to doWrites and from there to a
+// goroutine of its own and back, three goroutine hand-offs per commit.
+// Concurrent commits still meet in doWrites and share one sync.
+func (db *DB) writeInline(entries []*Entry) func() (*request, error) {
+	if db.blockWrites.Load() == 1 || db.queued.Load() != 0 {
+		return nil
+	}
+	select {
+	case db.writeToken <- struct{}{}:
+	default:
+		return nil
+	}
+	req, err := db.newRequest(entries)
+	if err != nil {
+		<-db.writeToken
+		return func() (*request, error) { return nil, err }
+	}
+	return func() (*request, error) {
+		defer func() { <-db.writeToken }()
+		y.NumPutsAdd(db.opt.MetricsEnabled, int64(len(entries)))
+		_ = db.writeRequests([]*request{req}) // the error is the request's
+		return req, nil
+	}
+}
+
+// newRequest checks entries and makes their write request.
+func (db *DB) newRequest(entries []*Entry) (*request, error) {
 	if db.blockWrites.Load() == 1 {
 		return nil, ErrBlockedWrites
 	}
@@ -958,21 +1010,21 @@ func (db *DB) sendToWriteCh(entries []*Entry) (*request, error) {
 	req.reset()
 	req.Entries = entries
 	req.Wg.Add(1)
-	req.IncrRef()     // for db write
-	db.writeCh <- req // Handled in doWrites.
-	y.NumPutsAdd(db.opt.MetricsEnabled, int64(len(entries)))
-
+	req.IncrRef() // for db write
 	return req, nil
 }
 
 func (db *DB) doWrites(lc *z.Closer) {
 	defer lc.Done()
-	pendingCh := make(chan struct{}, 1)
+	// swarmwage patch: the token is the DB's (writeToken), shared with
+	// writeInline, and released after every write, the last one included.
+	pendingCh := db.writeToken
 
 	writeRequests := func(reqs []*request) {
 		if err := db.writeRequests(reqs); err != nil {
 			db.opt.Errorf("writeRequests: %v", err)
 		}
+		db.queued.Add(-int64(len(reqs)))
 		<-pendingCh
 	}
 
@@ -1017,7 +1069,7 @@ func (db *DB) doWrites(lc *z.Closer) {
 				reqs = append(reqs, r)
 			default:
 				pendingCh <- struct{}{} // Push to pending before doing a write.
-				writeRequests(reqs)
+				writeRequests(reqs)     // releases it
 				return
 			}
 		}
@@ -1798,6 +1850,7 @@ func (db *DB) prepareToDrop() (func(), error) {
 			if err := db.writeRequests(reqs); err != nil {
 				db.opt.Errorf("writeRequests: %v", err)
 			}
+			db.queued.Add(-int64(len(reqs)))
 			db.stopMemoryFlush()
 			return func() {
 				db.opt.Infof("Resuming writes")

@@ -590,6 +590,18 @@ func (txn *Txn) commitAndSend() (func() error, error) {
 		entries = append(entries, e)
 	}
 
+	// swarmwage patch (see third_party/PATCHES.md): written by this
+	// goroutine when the writer is idle (writeInline).
+	if write := txn.db.writeInline(entries); write != nil {
+		return func() error {
+			req, err := write()
+			if err == nil {
+				err = req.Wait()
+			}
+			orc.doneCommit(commitTs)
+			return err
+		}, nil
+	}
 	req, err := txn.db.sendToWriteCh(entries)
 	if err != nil {
 		orc.doneCommit(commitTs)
