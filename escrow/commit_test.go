@@ -75,6 +75,51 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p.buyer.requireInvariant(t)
 }
 
+// Two settles that wait to join a lock's commit are each worked out
+// before it, from the same balance: in the batch the first one's writes
+// stand, and the second, whose balance the first changed, is worked out
+// again, so both are earned.
+func TestPreparedSettlesShareABatch(t *testing.T) {
+	p := setupPair(t)
+	ctx := context.Background()
+	for _, id := range []string{"job-a", "job-b"} {
+		p.lock(t, id)
+		p.deliver(t, id)
+	}
+	var sts []*escrow.Settle
+	for _, id := range []string{"job-a", "job-b"} {
+		st, err := p.buyer.e.Release(ctx, id)
+		require.NoError(t, err)
+		sts = append(sts, st)
+	}
+	before, err := p.seller.e.Balance(ctx)
+	require.NoError(t, err)
+	lockC, err := p.buyer.e.Lock(ctx, p.lockParams("job-c"))
+	require.NoError(t, err)
+	prep, fresh, err := p.seller.e.PrepareAccept(ctx, lockC, nil)
+	require.NoError(t, err)
+	require.True(t, fresh)
+	applied := make(chan error, 2)
+	for _, st := range sts {
+		go func() { applied <- p.seller.e.ApplySettle(ctx, st) }()
+	}
+	require.Eventually(t, func() bool { return escrow.QueuedChanges(p.seller.e) == 2 },
+		10*time.Second, time.Millisecond, "both settles wait in the queue")
+	_, err = prep.Accept(ctx)
+	require.NoError(t, err)
+	prep.Close()
+	require.NoError(t, <-applied)
+	require.NoError(t, <-applied)
+	v := version(t, p.seller, escrow.RoleSeller, "job-c")
+	require.Equal(t, v, version(t, p.seller, escrow.RoleSeller, "job-a"), "one commit")
+	require.Equal(t, v, version(t, p.seller, escrow.RoleSeller, "job-b"), "one commit")
+	after, err := p.seller.e.Balance(ctx)
+	require.NoError(t, err)
+	require.Equal(t, before.Earned+sts[0].Amount+sts[1].Amount, after.Earned, "both settles are earned")
+	p.seller.reopen(t)
+	p.seller.requireInvariant(t)
+}
+
 // ApplySettleRecord returns the record as the settle left it, the same
 // for a repeat; a settle signed for another rail than the job's is
 // refused, on credits and on a rail.

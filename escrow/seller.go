@@ -425,7 +425,7 @@ func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, erro
 	if e.accepting.Load() > 0 || now.Sub(time.Unix(0, e.lastAccept.Load())) < settleBusyWindow {
 		wait = e.cfg.settleWait
 	}
-	err := e.updateWithin(ctx, wait, func(txn *tx) error {
+	change := func(txn *tx) error {
 		changed = false
 		prev, err := loadRecord(txn, RoleSeller, s.JobID)
 		if errors.Is(err, ErrNotFound) {
@@ -472,7 +472,18 @@ func (e *Escrow) ApplySettleRecord(ctx context.Context, s *Settle) (Record, erro
 		settled = after
 		settled.Settle = s
 		return nil
-	})
+	}
+	// A settle that will join another change's commit is worked out
+	// before it, so that the commit, which the other change waits on,
+	// only writes it (prepared). A credits settle reads the job and the
+	// balance, which a lock being accepted meanwhile does not change; but
+	// with other changes queued already (many hires at once) the balance
+	// will have moved by the commit, and the work would be done twice.
+	var p *prepared
+	if wait > 0 && e.cfg.rail == nil && e.commitIdle() {
+		p = e.prepare(ctx, change)
+	}
+	err := e.updateWithin(ctx, wait, p.apply(change))
 	if err != nil {
 		return Record{}, fmt.Errorf("apply settle %s: %w", s.JobID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -224,6 +225,16 @@ type Store struct {
 	// older listings again with its own at start (resignListings), and
 	// when it learns its accept horizon later (SetAcceptHorizon).
 	terms atomic.Pointer[ListingTerms]
+
+	// offers are Get's offers by capability, read once: the seller reads
+	// its offer on every quote and job. Every write of a listing goes
+	// through putSigned or Delete, which drop the capability's entry
+	// (the only writers: this Store owns the listing keys, and a node
+	// opens one Store on its database). A read-only store, which another
+	// process may be writing under, caches nothing.
+	offersMu sync.Mutex
+	offers   map[string]Offer
+	written  uint64 // listings written: a Get that read before one caches nothing
 }
 
 // NewStore returns the offer store of the node with key, in db.
@@ -234,7 +245,36 @@ func newStore(db *kv.DB, key crypto.PrivKey) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing store: %w", err)
 	}
-	return &Store{db: db, key: key, self: id, now: time.Now}, nil
+	return &Store{db: db, key: key, self: id, now: time.Now, offers: map[string]Offer{}}, nil
+}
+
+// cached returns the offer for capID that Get read before, if any, and
+// the count of listings written so far.
+func (s *Store) cached(capID string) (Offer, bool, uint64) {
+	s.offersMu.Lock()
+	defer s.offersMu.Unlock()
+	o, ok := s.offers[capID]
+	return o, ok, s.written
+}
+
+// keep caches o for capID if no listing was written since written.
+func (s *Store) keep(capID string, o Offer, written uint64) {
+	if s.db.ReadOnly() {
+		return
+	}
+	s.offersMu.Lock()
+	defer s.offersMu.Unlock()
+	if s.written == written {
+		s.offers[capID] = o
+	}
+}
+
+// forget drops capID's cached offer once its listing was written.
+func (s *Store) forget(capID string) {
+	s.offersMu.Lock()
+	defer s.offersMu.Unlock()
+	delete(s.offers, capID)
+	s.written++
 }
 
 // Put validates, signs and stores an offer, replacing one for the same
@@ -286,6 +326,7 @@ func (s *Store) putSigned(l Listing, h HandlerConfig) error {
 		return fmt.Errorf("encode listing %s: %w", l.Capability, err)
 	}
 	err = s.db.Update(func(txn kv.Txn) error { return txn.Set(listingKey(l.Capability), val) })
+	s.forget(l.Capability)
 	if err != nil {
 		return fmt.Errorf("store listing %s: %w", l.Capability, err)
 	}
@@ -315,8 +356,14 @@ func schemasFor(p ListingParams) (in, out json.RawMessage, err error) {
 }
 
 // Get returns the offer for capID, or ErrNotListed.
+//
+// The offer's slices and maps are shared with later calls: read them,
+// do not change them.
 func (s *Store) Get(ctx context.Context, capID string) (Offer, error) {
-	var o Offer
+	o, ok, written := s.cached(capID)
+	if ok {
+		return o, nil
+	}
 	err := s.db.View(func(txn kv.Reader) error {
 		v, err := txn.Get(listingKey(capID))
 		if err != nil {
@@ -330,6 +377,7 @@ func (s *Store) Get(ctx context.Context, capID string) (Offer, error) {
 	if err != nil {
 		return Offer{}, fmt.Errorf("read listing %s: %w", capID, err)
 	}
+	s.keep(capID, o, written)
 	return o, nil
 }
 
@@ -341,6 +389,7 @@ func (s *Store) Delete(ctx context.Context, capID string) error {
 		}
 		return txn.Delete(listingKey(capID))
 	})
+	s.forget(capID)
 	if errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("%w: %s", ErrNotListed, capID)
 	}
