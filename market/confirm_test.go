@@ -2,7 +2,6 @@ package market
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,20 +25,7 @@ func TestASellerAcceptsALockOnlyWhenTheBodyEnds(t *testing.T) {
 	seller, buyer := setupHire(t)
 	ctx := context.Background()
 	sellerInfo := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
-	jobBody := func(t *testing.T) ([]byte, *escrow.Lock) {
-		body, _ := json.Marshal(QuoteRequest{Capability: "compute.statistics.mean"})
-		var q SignedQuote
-		_, _, err := buyer.market.client.do(ctx, sellerInfo, http.MethodPost, "/quotes", bytes.NewReader(body), maxListingSize, &q)
-		require.NoError(t, err)
-		input := json.RawMessage(`{"data":[1,2,3]}`)
-		params := lockParams(seller, q)
-		params.Input = input
-		lock, err := buyer.market.escrow.Lock(ctx, params)
-		require.NoError(t, err)
-		lockJSON, _ := json.Marshal(lock)
-		req, _ := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: input})
-		return req, lock
-	}
+	jobBody := func(t *testing.T) ([]byte, *escrow.Lock) { return lockedJobRequest(t, seller, buyer) }
 	// handlerDone waits until the seller runs no job handler.
 	handlerDone := func(t *testing.T) {
 		require.Eventually(t, func() bool { return seller.market.seller.inflight.Load() == 0 }, 20*time.Second, time.Millisecond)

@@ -25,17 +25,7 @@ func postLockedJob(t *testing.T, seller, buyer *testPeer, early bool) ([]Event, 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	info := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
-	qb, _ := json.Marshal(QuoteRequest{Capability: "compute.statistics.mean"})
-	var q SignedQuote
-	_, _, err := buyer.market.client.do(ctx, info, http.MethodPost, "/quotes", bytes.NewReader(qb), maxListingSize, &q)
-	require.NoError(t, err)
-	input := json.RawMessage(`{"data":[1,2,3]}`)
-	params := lockParams(seller, q)
-	params.Input = input
-	lock, err := buyer.market.escrow.Lock(ctx, params)
-	require.NoError(t, err)
-	lockJSON, _ := json.Marshal(lock)
-	body, _ := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: input})
+	body, lock := lockedJobRequest(t, seller, buyer)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+info.ID.String()+AgentPath+"/jobs", bytes.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -55,6 +45,26 @@ func postLockedJob(t *testing.T, seller, buyer *testPeer, early bool) ([]Event, 
 		evs = append(evs, ev)
 	}
 	return evs, lock
+}
+
+// lockedJobRequest asks seller for a quote of compute.statistics.mean,
+// locks it at buyer and returns the job request's body and the lock.
+func lockedJobRequest(t *testing.T, seller, buyer *testPeer) ([]byte, *escrow.Lock) {
+	t.Helper()
+	ctx := context.Background()
+	info := peer.AddrInfo{ID: seller.host.ID(), Addrs: seller.host.Addrs()}
+	qb, _ := json.Marshal(QuoteRequest{Capability: "compute.statistics.mean"})
+	var q SignedQuote
+	_, _, err := buyer.market.client.do(ctx, info, http.MethodPost, "/quotes", bytes.NewReader(qb), maxListingSize, &q)
+	require.NoError(t, err)
+	input := json.RawMessage(`{"data":[1,2,3]}`)
+	params := lockParams(seller, q)
+	params.Input = input
+	lock, err := buyer.market.escrow.Lock(ctx, params)
+	require.NoError(t, err)
+	lockJSON, _ := json.Marshal(lock)
+	body, _ := json.Marshal(JobRequest{Quote: q, Lock: lockJSON, Input: input})
+	return body, lock
 }
 
 func eventTypes(evs []Event) []string {

@@ -826,12 +826,9 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 		}
 		switch ev.Type {
 		case EventDelivery:
-			if pre != nil {
-				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: a second delivery")
-			}
-			d, err := escrow.DecodeDelivery(ev.Delivery)
+			d, err := firstDelivery(ev, pre, "a second delivery")
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("seller's delivery: %w", err)
+				return nil, nil, nil, err
 			}
 			pre = early(ev, d)
 			// A kill here: the buyer has written nothing of the delivery.
@@ -853,12 +850,9 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 		}
 		switch ev.Type {
 		case EventResult:
-			if pre != nil {
-				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: a result after an early delivery")
-			}
-			d, err := escrow.DecodeDelivery(ev.Delivery)
+			d, err := firstDelivery(ev, pre, "a result after an early delivery")
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("seller's delivery: %w", err)
+				return nil, nil, nil, err
 			}
 			return ev.Output, d, nil, nil
 		case EventError:
@@ -872,6 +866,20 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 			return nil, nil, nil, errors.New(msg)
 		}
 	}
+}
+
+// firstDelivery decodes the delivery of ev, a job's first (pre is nil
+// before an early delivery); otherwise the event is malformed, as what
+// says.
+func firstDelivery(ev Event, pre *precheck, what string) (*escrow.Delivery, error) {
+	if pre != nil {
+		return nil, fmt.Errorf("seller sent a malformed event: %s", what)
+	}
+	d, err := escrow.DecodeDelivery(ev.Delivery)
+	if err != nil {
+		return nil, fmt.Errorf("seller's delivery: %w", err)
+	}
+	return d, nil
 }
 
 // eventBufferSize is the buffer a job's event stream is read through:

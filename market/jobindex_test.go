@@ -173,3 +173,31 @@ func TestJobIndexWritesOnlyWhatChanges(t *testing.T) {
 	require.NoError(t, j.update(RoleBuyer, "b1", func(r *JobRecord) { r.SettleSent = true }))
 	require.Zero(t, indexVersion(t, bdb, unsent))
 }
+
+// An update prepared before its commit (prepareUpdate) writes what it
+// encoded if the record is as it read it, and updates the record afresh
+// if it changed meanwhile, so the change made meanwhile is kept.
+func TestPrepareUpdateKeepsAChangeMadeMeanwhile(t *testing.T) {
+	for _, meanwhile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("changed meanwhile %v", meanwhile), func(t *testing.T) {
+			j := memJobs(t)
+			require.NoError(t, buildJobIndex(j.db))
+			r := JobRecord{JobID: "job-1", Role: RoleBuyer, Capability: "compute.statistics.mean", Seller: somePeer(t), Buyer: somePeer(t), Status: StatusRunning, CreatedAt: time.Now().UTC()}
+			require.NoError(t, j.put(r))
+			also, done := j.prepareUpdate(RoleBuyer, "job-1", func(r *JobRecord) { r.Status = StatusVerified })
+			if meanwhile {
+				_, err := j.rate("job-1", 4)
+				require.NoError(t, err)
+			}
+			require.NoError(t, j.db.Update(func(txn kv.Txn) error { return also(txn) }))
+			done()
+			got, err := j.get(RoleBuyer, "job-1")
+			require.NoError(t, err)
+			require.Equal(t, StatusVerified, got.Status)
+			if meanwhile {
+				require.Equal(t, 4, got.Rating, "the rating made meanwhile is kept")
+			}
+			require.Equal(t, []string(nil), refsOf(t, j.db), "no longer running")
+		})
+	}
+}

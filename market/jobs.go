@@ -230,11 +230,17 @@ func (j *jobs) putWith(r JobRecord) (also escrow.Also, done func()) {
 // an escrow change, and done, to call once the change has committed. A
 // missing record is left missing: it must not stop the escrow change.
 func (j *jobs) updateWith(role, jobID string, fn func(*JobRecord)) (also escrow.Also, done func()) {
+	return j.updateAlso(func(txn kv.Txn) (JobRecord, bool, error) { return updateJob(txn, role, jobID, fn) })
+}
+
+// updateAlso is the escrow Also of a record's update (updateWith,
+// prepareUpdate), and done, which reports the record the update left.
+func (j *jobs) updateAlso(update func(kv.Txn) (JobRecord, bool, error)) (also escrow.Also, done func()) {
 	var out JobRecord
 	var changed bool
 	also = func(txn kv.Txn) error {
 		var err error
-		out, changed, err = updateJob(txn, role, jobID, fn)
+		out, changed, err = update(txn)
 		if errors.Is(err, kv.ErrNotFound) {
 			return nil
 		}
@@ -273,28 +279,16 @@ func (j *jobs) prepareUpdate(role, jobID string, fn func(*JobRecord)) (also escr
 	if err != nil {
 		return j.updateWith(role, jobID, fn)
 	}
-	var out JobRecord
-	var changed bool
-	also = func(txn kv.Txn) error {
+	return j.updateAlso(func(txn kv.Txn) (JobRecord, bool, error) {
 		v, err := txn.Get(jobKey(role, jobID))
-		if err == nil && bytes.Equal(v, read) {
-			out, changed = next, !bytes.Equal(val, v)
-			if !changed {
-				return nil
-			}
-			return setJob(txn, &prev, next, val)
+		if err != nil || !bytes.Equal(v, read) {
+			return updateJob(txn, role, jobID, fn)
 		}
-		out, changed, err = updateJob(txn, role, jobID, fn)
-		if errors.Is(err, kv.ErrNotFound) {
-			return nil
+		if bytes.Equal(val, v) {
+			return next, false, nil
 		}
-		return err
-	}
-	return also, func() {
-		if changed {
-			j.changed(out, false)
-		}
-	}
+		return next, true, setJob(txn, &prev, next, val)
+	})
 }
 
 func (j *jobs) get(role, jobID string) (JobRecord, error) {
