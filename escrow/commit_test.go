@@ -82,6 +82,9 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 func TestPreparedSettlesShareABatch(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()
+	// Both settles must still wait when the lock commits, however slow
+	// the machine.
+	escrow.SetSettleCommitWait(p.seller.e, time.Minute)
 	for _, id := range []string{"job-a", "job-b"} {
 		p.lock(t, id)
 		p.deliver(t, id)

@@ -169,12 +169,27 @@ func (a *Accepting) AcceptDelivered(ctx context.Context, output []byte, also ...
 // buyer acts on it only once told that the commit is durable; before then
 // a crash may leave the seller no trace of the job.
 func (a *Accepting) SignDelivery(output []byte) (*Delivery, error) {
-	e, l := a.e, a.lock
-	d := &Delivery{JobID: l.JobID, OutputHash: HashHex(output), Seller: e.self, DeliveredAt: msgTime(e.now())}
-	if err := d.sign(e.key); err != nil {
+	d, err := a.e.SignDelivery(a.lock.JobID, output)
+	if err != nil {
 		return nil, err
 	}
 	a.signed = d
+	return d, nil
+}
+
+// SignDelivery signs the delivery of output for jobID, dated now, without
+// writing anything, for DeliverSigned (a job accepted before) or, through
+// Accepting.SignDelivery, AcceptDelivered. The seller may send it while
+// that writes it, if the buyer acts on it only once told that the commit
+// is durable.
+func (e *Escrow) SignDelivery(jobID string, output []byte) (*Delivery, error) {
+	if err := checkJobID(jobID); err != nil {
+		return nil, fmt.Errorf("sign delivery: %w", err)
+	}
+	d := &Delivery{JobID: jobID, OutputHash: HashHex(output), Seller: e.self, DeliveredAt: msgTime(e.now())}
+	if err := d.sign(e.key); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -285,15 +300,34 @@ func (e *Escrow) checkLock(l *Lock) error {
 // also is written in the delivery's transaction, also when the same
 // output was delivered before.
 func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte, also ...Also) (*Delivery, error) {
+	return e.deliverWith(ctx, jobID, output, nil, also)
+}
+
+// DeliverSigned is Deliver of the delivery d that SignDelivery signed for
+// output: it writes d, dated when it was signed. If the job holds another
+// delivery already, even of the same output, it fails with ErrBadState:
+// d was sent, and no other may stand for it.
+func (e *Escrow) DeliverSigned(ctx context.Context, d *Delivery, output []byte, also ...Also) (*Delivery, error) {
+	if d == nil || d.Seller != e.self || d.OutputHash != HashHex(output) {
+		return nil, fmt.Errorf("deliver: %w: the delivery is not this node's of this output", ErrInvalidMessage)
+	}
+	return e.deliverWith(ctx, d.JobID, output, d, also)
+}
+
+// deliverWith is Deliver, of signed if not nil.
+func (e *Escrow) deliverWith(ctx context.Context, jobID string, output []byte, signed *Delivery, also []Also) (*Delivery, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
 	outputHash := HashHex(output)
 	now := e.now()
+	if signed != nil {
+		now = signed.DeliveredAt
+	}
 	var out *Delivery
 	err := e.update(ctx, withAlso(func(txn *tx) error {
 		var err error
-		out, err = e.deliver(txn, jobID, output, outputHash, now)
+		out, err = e.deliverSigned(txn, jobID, output, outputHash, now, signed)
 		return err
 	}, func() bool { return out != nil }, also))
 	if err != nil {
@@ -302,14 +336,9 @@ func (e *Escrow) Deliver(ctx context.Context, jobID string, output []byte, also 
 	return out, nil
 }
 
-// deliver is the change of a delivery: the stored one when the same
-// output was delivered before.
-func (e *Escrow) deliver(txn *tx, jobID string, output []byte, outputHash string, now time.Time) (*Delivery, error) {
-	return e.deliverSigned(txn, jobID, output, outputHash, now, nil)
-}
-
-// deliverSigned is deliver with the delivery signed before, if not nil
-// (for output and dated now).
+// deliverSigned is the change of a delivery: the stored one when the
+// same output was delivered before; signed, if not nil, is the delivery
+// to write (signed before, for output and dated now).
 func (e *Escrow) deliverSigned(txn *tx, jobID string, output []byte, outputHash string, now time.Time, signed *Delivery) (*Delivery, error) {
 	prev, err := loadRecord(txn, RoleSeller, jobID)
 	if errors.Is(err, ErrNotFound) {
@@ -320,8 +349,11 @@ func (e *Escrow) deliverSigned(txn *tx, jobID string, output []byte, outputHash 
 	}
 	if prev.State != StateLocked {
 		stored, err := loadDelivery(txn, jobID, RoleSeller)
-		if err == nil && stored.OutputHash == outputHash {
+		if err == nil && stored.OutputHash == outputHash && (signed == nil || stored.equal(signed)) {
 			return stored, nil
+		}
+		if err == nil && signed != nil && !prev.State.Final() {
+			return nil, fmt.Errorf("%w: already delivered with another signed delivery", ErrBadState)
 		}
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err

@@ -28,8 +28,8 @@
 //     written with the delivery, or on its own once the job runs past
 //     acceptGrace), seller/after-deliver (finish and finishTaken: the
 //     delivery written, the result not sent yet), seller/after-early-delivery
-//     (finishEarly: the output and its signed delivery sent to a buyer that
-//     takes them early, before they are written),
+//     (finishEarly and deliverEarly: the output and its signed delivery
+//     sent to a buyer that takes them early, before they are written),
 //     buyer/after-early-delivery (runJob: such a delivery checked, nothing
 //     of it written), seller/after-apply-settle (handleSettle:
 //     ApplySettle succeeded), escrow/before-fire (escrow/timers.go, the top

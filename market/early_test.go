@@ -121,6 +121,43 @@ func TestEarlyDelivery(t *testing.T) {
 	})
 }
 
+// A job that runs past the accept grace has its lock written on its own
+// ("accepted" first); its delivery goes early too, then "durable".
+func TestEarlyDeliveryOfALongJob(t *testing.T) {
+	reg, err := builtin.New()
+	require.NoError(t, err)
+	boot := setupPeer(t, nil)
+	slow := func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		select {
+		case <-time.After(30 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return json.RawMessage(`{"result":2}`), nil
+	}
+	seller := setupPeer(t, boot, Builtin(reg), withAcceptGrace(t, time.Millisecond), withHandler(t, slow))
+	buyer := setupPeer(t, boot)
+	addListing(t, seller, "compute.statistics.mean", 50_000)
+	waitProvided(t, boot, seller, buyer)
+	ctx := context.Background()
+	require.NoError(t, buyer.market.escrow.Deposit(ctx, 10_000_000, "test"))
+
+	evs, lock := postLockedJob(t, seller, buyer, true)
+	require.Equal(t, []string{EventAccepted, EventDelivery, EventDurable}, eventTypes(evs))
+	d, err := escrow.DecodeDelivery(evs[1].Delivery)
+	require.NoError(t, err)
+	er, err := seller.market.escrow.GetRole(ctx, lock.JobID, escrow.RoleSeller)
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateDelivered, er.State)
+	require.Equal(t, d.Signature, er.Delivery.Signature, "the delivery sent is the one written")
+	_, err = buyer.market.escrow.Refund(ctx, lock.JobID, "test over", nil)
+	require.NoError(t, err)
+
+	res, err := buyer.market.Hire(ctx, HireRequest{Capability: "compute.statistics.mean", Input: json.RawMessage(`{"data":[1,2,3]}`), Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateReleased, res.State)
+}
+
 // An early delivery whose commit never happens (the seller's stream ends
 // after it, nothing written) counts for nothing: the buyer does not
 // release, and the hold is refunded at the deadline.

@@ -522,7 +522,8 @@ func (s *seller) handleJob(w http.ResponseWriter, r *http.Request) {
 	s.rememberCounterparty(buyer)
 	// Early delivery saves a lone job the buyer's checks after the
 	// commit; a busy seller's commits are shared and its CPU is better
-	// spent on one event write a job.
+	// spent on one event write a job. It holds for the job however long
+	// its handler runs (finishEarly, deliverEarly).
 	job.early = r.Header.Get(DeliveryHeader) == EarlyDelivery && s.inflight.Load() == 1
 	s.runJob(w, r, o, job, req.Input)
 }
@@ -756,7 +757,7 @@ func (s *seller) runJob(w http.ResponseWriter, r *http.Request, o Offer, job *ta
 				s.timedOut(stream, lock, time.Since(start))
 				return
 			}
-			s.finish(stream, lock, res.out, res.err, time.Since(start))
+			s.finish(stream, job, res.out, res.err, time.Since(start))
 			return
 		case <-grace.C:
 			if !accepted() {
@@ -942,8 +943,9 @@ func (s *seller) timedOut(stream *eventWriter, lock *escrow.Lock, took time.Dura
 }
 
 // finish delivers the output (or fails the job) and sends the last event.
-func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMessage, runErr error, took time.Duration) {
+func (s *seller) finish(stream *eventWriter, job *takenJob, out json.RawMessage, runErr error, took time.Duration) {
 	ctx := context.Background()
+	lock := job.lock
 	jobID := lock.JobID
 	if runErr == nil {
 		var buf bytes.Buffer
@@ -971,6 +973,10 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	also, recorded := s.jobs.updateWith(RoleSeller, jobID, func(r *JobRecord) {
 		r.Status, r.DurationMS, r.UpdatedAt = StatusDelivered, took.Milliseconds(), time.Now().UTC()
 	})
+	if job.early {
+		s.deliverEarly(stream, lock, out, took, also, recorded)
+		return
+	}
 	d, err := s.escrow.Deliver(ctx, jobID, out, also)
 	if err != nil {
 		s.log.Error("deliver", "job", jobID, "err", err)
@@ -983,6 +989,36 @@ func (s *seller) finish(stream *eventWriter, lock *escrow.Lock, out json.RawMess
 	// The output is durable with the signed delivery: a buyer whose stream
 	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
+	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+}
+
+// deliverEarly is finish's delivery to a buyer that takes it early, for a
+// job whose lock was written before: the delivery is signed and sent,
+// then written, then "durable" is sent (or an error event if it could not
+// be written).
+func (s *seller) deliverEarly(stream *eventWriter, lock *escrow.Lock, out json.RawMessage, took time.Duration, also escrow.Also, recorded func()) {
+	jobID := lock.JobID
+	d, err := s.escrow.SignDelivery(jobID, out)
+	if err != nil {
+		s.log.Error("sign delivery", "job", jobID, "err", err)
+		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
+		return
+	}
+	dj, _ := json.Marshal(d)
+	stream.send(Event{Type: EventDelivery, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
+	runtime.Gosched() // as in finishEarly
+	failpoint.Inject("seller/after-early-delivery")
+	if s.cfg.dropEarly {
+		panic(http.ErrAbortHandler)
+	}
+	if _, err := s.escrow.DeliverSigned(context.Background(), d, out, also); err != nil {
+		s.log.Error("deliver", "job", jobID, "err", err)
+		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
+		return
+	}
+	recorded()
+	failpoint.Inject("seller/after-deliver")
+	stream.send(Event{Type: EventDurable, JobID: jobID})
 	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
