@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -92,4 +93,38 @@ func TestPreparedDecision(t *testing.T) {
 			p.buyer.requireInvariant(t)
 		})
 	}
+}
+
+// TestDeliverSigned: a delivery signed ahead (SignDelivery, sent while it
+// is written) is the one written and returned, again on a repeat; another
+// signed delivery of the same job, or one for another output, is refused.
+func TestDeliverSigned(t *testing.T) {
+	ctx := context.Background()
+	p := setupPair(t)
+	l, err := p.buyer.e.Lock(ctx, p.lockParams("job-1"))
+	require.NoError(t, err)
+	require.NoError(t, acceptLock(p.seller.e, ctx, l))
+	d, err := p.seller.e.SignDelivery("job-1", []byte("out"))
+	require.NoError(t, err)
+	_, err = p.seller.e.DeliverSigned(ctx, d, []byte("other out"))
+	require.ErrorIs(t, err, escrow.ErrInvalidMessage)
+	got, err := p.seller.e.DeliverSigned(ctx, d, []byte("out"))
+	require.NoError(t, err)
+	require.Equal(t, d.Signature, got.Signature)
+	p.seller.reopen(t)
+	r, err := p.seller.e.GetRole(ctx, "job-1", escrow.RoleSeller)
+	require.NoError(t, err)
+	require.Equal(t, escrow.StateDelivered, r.State)
+	require.Equal(t, d.Signature, r.Delivery.Signature)
+
+	again, err := p.seller.e.DeliverSigned(ctx, d, []byte("out"))
+	require.NoError(t, err, "the same delivery again")
+	require.Equal(t, d.Signature, again.Signature)
+	p.seller.clock.Advance(time.Second) // another date, another signature
+	other, err := p.seller.e.SignDelivery("job-1", []byte("out"))
+	require.NoError(t, err)
+	_, err = p.seller.e.DeliverSigned(ctx, other, []byte("out"))
+	require.ErrorIs(t, err, escrow.ErrBadState, "another signed delivery of the same output")
+	require.NoError(t, p.buyer.e.RecordDelivery(ctx, d, []byte("out")), "the buyer takes the one sent")
+	p.seller.requireInvariant(t)
 }
