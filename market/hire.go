@@ -806,22 +806,39 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 	defer stopWatch()
 	r := b.eventReader(resp.Body)
 	defer b.putEventReader(r)
+	out, d, pre, err := readJobEvents(r, lock.JobID, progress, early)
+	if !errors.Is(err, errStreamBroke) {
+		return out, d, pre, err
+	}
+	b.log.Debug("job stream broke", "job", lock.JobID, "err", err)
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+		return nil, nil, nil, ErrCancelled
+	}
+	// The seller accepted the job and streamed its progress: if the
+	// deadline ends it now, the seller was still working. An early
+	// delivery without its durable counts for nothing.
+	out, d, err = b.pollJob(ctx, seller, lock, true)
+	return out, d, nil, err
+}
+
+// errStreamBroke: a job's event stream ended before its last event.
+var errStreamBroke = errors.New("the job's event stream broke")
+
+// readJobEvents reads the events of job jobID from r up to its last: the
+// output and delivery of a result, or of an early delivery once durable
+// (with early's check of it), or the job's error. Each event goes to
+// progress, an early delivery as the result once durable. A stream that
+// ends first is errStreamBroke; a line over maxEventLine bytes, one that
+// is not an event of the job, or events out of order are malformed.
+func readJobEvents(r *bufio.Reader, jobID string, progress func(Event), early func(Event, *escrow.Delivery) *precheck) (json.RawMessage, *escrow.Delivery, *precheck, error) {
 	var pre *precheck // an early delivery, not durable yet
 	for {
 		line, err := readLine(r, maxEventLine)
 		if err != nil {
-			b.log.Debug("job stream broke", "job", lock.JobID, "err", err)
-			if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
-				return nil, nil, nil, ErrCancelled
-			}
-			// The seller accepted the job and streamed its progress: if the
-			// deadline ends it now, the seller was still working. An early
-			// delivery without its durable counts for nothing.
-			out, d, err := b.pollJob(ctx, seller, lock, true)
-			return out, d, nil, err
+			return nil, nil, nil, fmt.Errorf("%w: %w", errStreamBroke, err)
 		}
 		var ev Event
-		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != lock.JobID {
+		if err := json.Unmarshal(line, &ev); err != nil || ev.JobID != jobID {
 			return nil, nil, nil, fmt.Errorf("seller sent a malformed event")
 		}
 		switch ev.Type {
@@ -844,13 +861,17 @@ func (b *Buyer) runJob(ctx context.Context, seller peer.AddrInfo, held *heldLock
 				progress(res)
 			}
 			return pre.out, pre.d, pre, nil
+		case EventResult:
+			if pre != nil {
+				return nil, nil, nil, fmt.Errorf("seller sent a malformed event: a result after an early delivery")
+			}
 		}
 		if progress != nil {
 			progress(ev)
 		}
 		switch ev.Type {
 		case EventResult:
-			d, err := firstDelivery(ev, pre, "a result after an early delivery")
+			d, err := firstDelivery(ev, nil, "")
 			if err != nil {
 				return nil, nil, nil, err
 			}
