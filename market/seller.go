@@ -838,19 +838,8 @@ func (s *seller) finishEarly(stream *eventWriter, w http.ResponseWriter, job *ta
 	if err != nil {
 		return false // delivered the usual way
 	}
-	dj, _ := json.Marshal(d)
 	w.WriteHeader(http.StatusOK)
-	stream.send(Event{Type: EventAccepted, JobID: lock.JobID},
-		Event{Type: EventDelivery, JobID: lock.JobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	// The delivery leaves before the commit's work starts on this P:
-	// the stream's send loop runs now, not once the commit blocks.
-	runtime.Gosched()
-	// A kill here leaves the buyer a delivery that is not durable: it
-	// must count for nothing.
-	failpoint.Inject("seller/after-early-delivery")
-	if s.cfg.dropEarly {
-		panic(http.ErrAbortHandler)
-	}
+	s.sendEarly(stream, d, out, took, Event{Type: EventAccepted, JobID: lock.JobID})
 	_, ok, err := s.acceptDelivered(context.Background(), job, out, took)
 	switch {
 	case err != nil:
@@ -1004,13 +993,7 @@ func (s *seller) deliverEarly(stream *eventWriter, lock *escrow.Lock, out json.R
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
 		return
 	}
-	dj, _ := json.Marshal(d)
-	stream.send(Event{Type: EventDelivery, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	runtime.Gosched() // as in finishEarly
-	failpoint.Inject("seller/after-early-delivery")
-	if s.cfg.dropEarly {
-		panic(http.ErrAbortHandler)
-	}
+	s.sendEarly(stream, d, out, took)
 	if _, err := s.escrow.DeliverSigned(context.Background(), d, out, also); err != nil {
 		s.log.Error("deliver", "job", jobID, "err", err)
 		stream.send(Event{Type: EventError, JobID: jobID, Message: "cannot deliver", Status: http.StatusInternalServerError})
@@ -1020,6 +1003,22 @@ func (s *seller) deliverEarly(stream *eventWriter, lock *escrow.Lock, out json.R
 	failpoint.Inject("seller/after-deliver")
 	stream.send(Event{Type: EventDurable, JobID: jobID})
 	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+}
+
+// sendEarly sends the events before, then the early delivery d of out,
+// before it is written (finishEarly, deliverEarly).
+func (s *seller) sendEarly(stream *eventWriter, d *escrow.Delivery, out json.RawMessage, took time.Duration, before ...Event) {
+	dj, _ := json.Marshal(d)
+	stream.send(append(before, Event{Type: EventDelivery, JobID: d.JobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})...)
+	// The delivery leaves before the commit's work starts on this P:
+	// the stream's send loop runs now, not once the commit blocks.
+	runtime.Gosched()
+	// A kill here leaves the buyer a delivery that is not durable: it
+	// must count for nothing.
+	failpoint.Inject("seller/after-early-delivery")
+	if s.cfg.dropEarly {
+		panic(http.ErrAbortHandler) // as a crash before the commit would
+	}
 }
 
 func truncateText(s string, n int) string {
