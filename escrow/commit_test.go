@@ -32,6 +32,10 @@ func version(t *testing.T, n *testNode, role escrow.Role, jobID string) uint64 {
 func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()
+	// The settle must still wait when the lock commits, however slow the
+	// machine: with the shipped 2 ms a loaded machine may not see it
+	// queued before it commits on its own.
+	escrow.SetSettleCommitWait(p.seller.e, time.Minute)
 	for _, id := range []string{"job-a", "job-b"} {
 		p.lock(t, id)
 		p.deliver(t, id)
@@ -60,7 +64,9 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	require.Equal(t, version(t, p.seller, escrow.RoleSeller, "job-c"), version(t, p.seller, escrow.RoleSeller, "job-a"),
 		"the settle and the lock in one commit")
 
-	// No lock being accepted: it commits on its own.
+	// No lock being accepted: it commits on its own, after the shipped
+	// wait at most.
+	escrow.SetSettleCommitWait(p.seller.e, escrow.SettleCommitWait)
 	before := version(t, p.seller, escrow.RoleSeller, "job-c")
 	require.NoError(t, p.seller.e.ApplySettle(ctx, stB))
 	require.Greater(t, version(t, p.seller, escrow.RoleSeller, "job-b"), before)

@@ -32,3 +32,6 @@ func SignSettle(s *Settle, key crypto.PrivKey) error { return s.sign(key) }
 // SetSettleCommitWait sets how long ApplySettle waits for a batch to join
 // (settleCommitWait); 0 commits it at once.
 func SetSettleCommitWait(e *Escrow, d time.Duration) { e.cfg.settleWait = d }
+
+// SettleCommitWait is the wait a node is made with.
+const SettleCommitWait = settleCommitWait
