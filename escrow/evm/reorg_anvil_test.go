@@ -283,13 +283,19 @@ func TestSettlerCancelVanishedInAReorgIsSentAgain(t *testing.T) {
 
 	n.reorg(t, snap)
 	require.Zero(t, n.jobState(t, buyer.key.Address(), seller.key.Address(), "job-c"), "the job is open on chain again")
+	var recancelTx string
 	require.Eventually(t, func() bool {
 		b := buyer.record(t, escrow.RoleBuyer, "job-c")
-		return b.ChainOutcome == escrow.RailCancelled && b.ChainTx != cancelTx
+		recancelTx = b.ChainTx
+		return b.ChainOutcome == escrow.RailCancelled && b.ChainTx != cancelTx && !b.ChainProvisional
 	}, 20*time.Second, 50*time.Millisecond)
+	// The seller's record may still show the vanished cancel until its
+	// watcher sees the reorg (it then reads "" for a while): wait for the
+	// cancel sent again.
 	require.Eventually(t, func() bool {
-		return seller.record(t, escrow.RoleSeller, "job-c").ChainOutcome == escrow.RailCancelled
-	}, 20*time.Second, 50*time.Millisecond)
+		s := seller.record(t, escrow.RoleSeller, "job-c")
+		return s.ChainOutcome == escrow.RailCancelled && s.ChainTx == recancelTx && !s.ChainProvisional
+	}, 20*time.Second, 50*time.Millisecond, "the seller records the cancel sent again")
 	ledgersAgree(t, n, buyer, seller, "job-c", escrow.RailCancelled)
 	require.Equal(t, escrow.StateDisputed, seller.record(t, escrow.RoleSeller, "job-c").State)
 	require.Equal(t, escrow.Balance{Available: 5_000_000, Deposited: 5_000_000}, buyer.balance(t))
