@@ -47,12 +47,13 @@ func countCommits(t *testing.T, p *testPeer, prefix string) func() int {
 	t.Helper()
 	var mu sync.Mutex
 	versions := map[uint64]bool{}
-	watchWrites(t, p.db, []pb.Match{{Prefix: []byte(prefix)}}, func(kv *pb.KV) {
+	flush := watchWrites(t, p.db, []pb.Match{{Prefix: []byte(prefix)}}, func(kv *pb.KV) {
 		mu.Lock()
 		defer mu.Unlock()
 		versions[kv.Version] = true
 	})
 	return func() int {
+		flush()
 		mu.Lock()
 		defer mu.Unlock()
 		return len(versions)

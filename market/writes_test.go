@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,20 +96,25 @@ func countPrefixWrites(t *testing.T, db *badger.DB, prefix []byte) *atomic.Int64
 
 // watchWrites calls fn, on the subscription's goroutine, with each write
 // that matches from now on: it returns once the subscription is
-// registered (a sentinel write reached it) and ends it when t ends.
-func watchWrites(t *testing.T, db *badger.DB, matches []pb.Match, fn func(*pb.KV)) {
+// registered (a sentinel write reached it) and ends it when t ends. The
+// subscription is told of commits after they return, in commit order:
+// flush returns once fn has seen every write committed before it.
+func watchWrites(t *testing.T, db *badger.DB, matches []pb.Match, fn func(*pb.KV)) (flush func()) {
 	t.Helper()
 	sentinel := []byte("test/watch-sentinel")
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
+	var mu sync.Mutex
+	seen := 0 // the last sentinel value seen; they count from 1
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var once sync.Once
 		_ = db.Subscribe(ctx, func(kvs *badger.KVList) error {
 			for _, e := range kvs.Kv {
 				if bytes.Equal(e.Key, sentinel) {
-					once.Do(func() { close(ready) })
+					n, _ := strconv.Atoi(string(e.Value))
+					mu.Lock()
+					seen = n
+					mu.Unlock()
 					continue
 				}
 				fn(e)
@@ -117,15 +123,29 @@ func watchWrites(t *testing.T, db *badger.DB, matches []pb.Match, fn func(*pb.KV
 		}, append(matches, pb.Match{Prefix: sentinel}))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	require.Eventually(t, func() bool {
-		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, nil) }))
-		select {
-		case <-ready:
-			return true
-		default:
-			return false
+	sent := 0
+	mark := func() func() bool {
+		sent++
+		want := sent
+		require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, []byte(strconv.Itoa(want))) }))
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return seen >= want
 		}
+	}
+	// Until the subscription is registered a sentinel may go unseen:
+	// write another each try, until one is seen.
+	require.Eventually(t, func() bool {
+		mark()
+		mu.Lock()
+		defer mu.Unlock()
+		return seen > 0
 	}, 10*time.Second, 10*time.Millisecond, "the subscription is registered")
+	return func() {
+		t.Helper()
+		require.Eventually(t, mark(), 10*time.Second, time.Millisecond, "the subscription saw the writes before a sentinel")
+	}
 }
 
 // The latency history of a seller hired many times a second is written at
