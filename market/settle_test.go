@@ -24,10 +24,16 @@ import (
 // with credits, on a private loopback network.
 func setupHire(t *testing.T) (seller, buyer *testPeer) {
 	t.Helper()
+	return setupHireWith(t)
+}
+
+// setupHireWith is setupHire with more options for the seller.
+func setupHireWith(t *testing.T, sellerOpts ...Option) (seller, buyer *testPeer) {
+	t.Helper()
 	reg, err := builtin.New()
 	require.NoError(t, err)
 	boot := setupPeer(t, nil)
-	seller = setupPeer(t, boot, Builtin(reg))
+	seller = setupPeer(t, boot, append([]Option{Builtin(reg)}, sellerOpts...)...)
 	buyer = setupPeer(t, boot)
 	addListing(t, seller, "compute.statistics.mean", 50_000)
 	addListing(t, seller, "compute.statistics.median", 50_000)
