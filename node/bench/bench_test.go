@@ -24,6 +24,19 @@ func BenchmarkHireConcurrent32(b *testing.B) {
 	b.ReportMetric(res.HiresPerSec, "hires/s")
 }
 
+// BenchmarkHireSequential measures whole hires one at a time, the
+// latency issue 25 compares with the first release ('swarmwage bench hire
+// --concurrency 1'): read p50-ms (ns/op includes starting the nodes).
+func BenchmarkHireSequential(b *testing.B) {
+	res, err := bench.Hire(context.Background(), max(b.N, 64), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(res.P50MS, "p50-ms")
+	b.ReportMetric(res.P95MS, "p95-ms")
+	b.ReportMetric(res.HiresPerSec, "hires/s")
+}
+
 // BenchmarkFind30Nodes measures cold and warm find latency on a 30-node
 // loopback network.
 func BenchmarkFind30Nodes(b *testing.B) {
