@@ -25,6 +25,31 @@ func version(t *testing.T, n *testNode, role escrow.Role, jobID string) uint64 {
 	return v
 }
 
+// releasedWhileALockIsAccepted locks, delivers and releases the jobs ids
+// (their settles not yet applied at the seller), and has the seller start
+// accepting the lock of job-c. The seller's settles then wait a minute to
+// join a commit, so that however slow the machine they are still queued
+// when that lock commits; the shipped wait is 2 ms.
+func releasedWhileALockIsAccepted(t *testing.T, p *pair, ids ...string) ([]*escrow.Settle, *escrow.Accepting) {
+	t.Helper()
+	ctx := context.Background()
+	escrow.SetSettleCommitWait(p.seller.e, time.Minute)
+	var sts []*escrow.Settle
+	for _, id := range ids {
+		p.lock(t, id)
+		p.deliver(t, id)
+		st, err := p.buyer.e.Release(ctx, id)
+		require.NoError(t, err)
+		sts = append(sts, st)
+	}
+	lockC, err := p.buyer.e.Lock(ctx, p.lockParams("job-c"))
+	require.NoError(t, err)
+	prep, fresh, err := p.seller.e.PrepareAccept(ctx, lockC, nil)
+	require.NoError(t, err)
+	require.True(t, fresh)
+	return sts, prep
+}
+
 // A settle the seller applies while a lock is being accepted waits for
 // that lock's commit and commits with it, one sync for both; with no lock
 // coming it commits on its own after the wait. Either way it is durable
@@ -32,31 +57,13 @@ func version(t *testing.T, n *testNode, role escrow.Role, jobID string) uint64 {
 func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()
-	// The settle must still wait when the lock commits, however slow the
-	// machine: with the shipped 2 ms a loaded machine may not see it
-	// queued before it commits on its own.
-	escrow.SetSettleCommitWait(p.seller.e, time.Minute)
-	for _, id := range []string{"job-a", "job-b"} {
-		p.lock(t, id)
-		p.deliver(t, id)
-	}
-	settle := func(id string) *escrow.Settle {
-		st, err := p.buyer.e.Release(ctx, id)
-		require.NoError(t, err)
-		return st
-	}
-	stA, stB := settle("job-a"), settle("job-b")
-	lockC, err := p.buyer.e.Lock(ctx, p.lockParams("job-c"))
-	require.NoError(t, err)
-
-	prep, fresh, err := p.seller.e.PrepareAccept(ctx, lockC, nil)
-	require.NoError(t, err)
-	require.True(t, fresh)
+	sts, prep := releasedWhileALockIsAccepted(t, p, "job-a", "job-b")
+	stA, stB := sts[0], sts[1]
 	applied := make(chan error, 1)
 	go func() { applied <- p.seller.e.ApplySettle(ctx, stA) }()
 	require.Eventually(t, func() bool { return escrow.QueuedChanges(p.seller.e) == 1 },
 		10*time.Second, time.Millisecond, "the settle waits in the queue")
-	fresh, err = prep.Accept(ctx)
+	fresh, err := prep.Accept(ctx)
 	require.NoError(t, err, "the lock being accepted leads the batch")
 	require.True(t, fresh)
 	prep.Close()
@@ -88,26 +95,9 @@ func TestApplySettleJoinsTheNextCommit(t *testing.T) {
 func TestPreparedSettlesShareABatch(t *testing.T) {
 	p := setupPair(t)
 	ctx := context.Background()
-	// Both settles must still wait when the lock commits, however slow
-	// the machine.
-	escrow.SetSettleCommitWait(p.seller.e, time.Minute)
-	for _, id := range []string{"job-a", "job-b"} {
-		p.lock(t, id)
-		p.deliver(t, id)
-	}
-	var sts []*escrow.Settle
-	for _, id := range []string{"job-a", "job-b"} {
-		st, err := p.buyer.e.Release(ctx, id)
-		require.NoError(t, err)
-		sts = append(sts, st)
-	}
+	sts, prep := releasedWhileALockIsAccepted(t, p, "job-a", "job-b")
 	before, err := p.seller.e.Balance(ctx)
 	require.NoError(t, err)
-	lockC, err := p.buyer.e.Lock(ctx, p.lockParams("job-c"))
-	require.NoError(t, err)
-	prep, fresh, err := p.seller.e.PrepareAccept(ctx, lockC, nil)
-	require.NoError(t, err)
-	require.True(t, fresh)
 	applied := make(chan error, 2)
 	for _, st := range sts {
 		go func() { applied <- p.seller.e.ApplySettle(ctx, st) }()

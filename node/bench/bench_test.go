@@ -14,21 +14,17 @@ import (
 // BenchmarkHireConcurrent32 measures whole hires of compute.statistics.mean
 // between two real nodes on loopback, 32 in flight ('swarmwage bench hire'
 // prints the same figures with percentiles).
-func BenchmarkHireConcurrent32(b *testing.B) {
-	res, err := bench.Hire(context.Background(), max(b.N, 64), 32)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(res.P50MS, "p50-ms")
-	b.ReportMetric(res.P95MS, "p95-ms")
-	b.ReportMetric(res.HiresPerSec, "hires/s")
-}
+func BenchmarkHireConcurrent32(b *testing.B) { benchHire(b, 32) }
 
 // BenchmarkHireSequential measures whole hires one at a time, the
 // latency issue 25 compares with the first release ('swarmwage bench hire
 // --concurrency 1'): read p50-ms (ns/op includes starting the nodes).
-func BenchmarkHireSequential(b *testing.B) {
-	res, err := bench.Hire(context.Background(), max(b.N, 64), 1)
+func BenchmarkHireSequential(b *testing.B) { benchHire(b, 1) }
+
+// benchHire runs at least 64 hires, concurrency in flight, and reports
+// their latency and rate.
+func benchHire(b *testing.B, concurrency int) {
+	res, err := bench.Hire(context.Background(), max(b.N, 64), concurrency)
 	if err != nil {
 		b.Fatal(err)
 	}
