@@ -822,7 +822,7 @@ func (s *seller) finishTaken(stream *eventWriter, w http.ResponseWriter, job *ta
 	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventAccepted, JobID: lock.JobID},
 		Event{Type: EventResult, JobID: lock.JobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	s.logDelivered(lock, took)
 	return true
 }
 
@@ -853,7 +853,7 @@ func (s *seller) finishEarly(stream *eventWriter, w http.ResponseWriter, job *ta
 	}
 	failpoint.Inject("seller/after-deliver")
 	stream.send(Event{Type: EventDurable, JobID: lock.JobID})
-	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	s.logDelivered(lock, took)
 	return true
 }
 
@@ -978,7 +978,7 @@ func (s *seller) finish(stream *eventWriter, job *takenJob, out json.RawMessage,
 	// The output is durable with the signed delivery: a buyer whose stream
 	// breaks fetches both with GET /jobs/{id}.
 	stream.send(Event{Type: EventResult, JobID: jobID, Output: out, Delivery: dj, ElapsedMS: took.Milliseconds()})
-	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	s.logDelivered(lock, took)
 }
 
 // deliverEarly is finish's delivery to a buyer that takes it early, for a
@@ -1002,7 +1002,7 @@ func (s *seller) deliverEarly(stream *eventWriter, lock *escrow.Lock, out json.R
 	recorded()
 	failpoint.Inject("seller/after-deliver")
 	stream.send(Event{Type: EventDurable, JobID: jobID})
-	s.log.Info("job sold", "job", jobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
+	s.logDelivered(lock, took)
 }
 
 // sendEarly sends the events before, then the early delivery d of out,
@@ -1019,6 +1019,11 @@ func (s *seller) sendEarly(stream *eventWriter, d *escrow.Delivery, out json.Raw
 	if s.cfg.dropEarly {
 		panic(http.ErrAbortHandler) // as a crash before the commit would
 	}
+}
+
+// logDelivered logs a job sold whose delivery is durable.
+func (s *seller) logDelivered(lock *escrow.Lock, took time.Duration) {
+	s.log.Info("job sold", "job", lock.JobID, "capability", lock.Capability, "buyer", lock.Buyer, "outcome", "delivered", "price", escrow.FormatAmount(lock.Amount), "duration", took.Round(time.Millisecond))
 }
 
 func truncateText(s string, n int) string {
