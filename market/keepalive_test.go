@@ -116,10 +116,12 @@ func TestHiresReuseTheirStreams(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	// One hire at a time needs a stream or two at once (the settle may
-	// overlap the next hire's job); five more hires open none or few, not
-	// two or more each as a stream per request did.
+	// overlap the next hire's job), three on a loaded machine (the last
+	// job's stream still draining as well); five more hires open fewer
+	// than one each, not two or more each (job and settle) as a stream
+	// per request did. Quiet or under two busy loops it is 0-2.
 	t.Logf("streams opened: first hire %d, five more %d", first, opened.Load()-first)
-	require.LessOrEqual(t, opened.Load()-first, int64(2), "streams opened by five more hires")
+	require.Less(t, opened.Load()-first, int64(5), "streams opened by five more hires")
 }
 
 // countDials counts the agent streams c opens from now on; call it before
